@@ -66,6 +66,15 @@ export default tseslint.config(
     },
   },
   {
+    // Plain JS build/CI scripts run outside the TypeScript project.
+    files: ['**/*.mjs', '**/*.js'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: {
+      ...tseslint.configs.disableTypeChecked.languageOptions,
+      globals: { process: 'readonly', URL: 'readonly', console: 'readonly' },
+    },
+  },
+  {
     files: ['**/*.ts'],
     ignores: [
       'src/runtime/real/**',

@@ -1,7 +1,11 @@
 /**
- * Vitest global setup: makes the external services the integration tests need available
- * (installing Debian packages when missing) before any test file runs.
+ * Vitest global setup: makes the external services and tools the integration tests need
+ * available (installing Debian packages when missing) before any test file runs. Building
+ * dist/ is left to the tests that start the binary (see strata-process.ts), so unit tests
+ * run even while the tree does not build.
  */
-export default async function setup(): Promise<void> {
-  // Filled in as integration layers land; see integration/services/.
+import { ensureDebianTools, REQUIRED_TOOLS } from './services/debian.js';
+
+export default function setup(): void {
+  ensureDebianTools(REQUIRED_TOOLS);
 }

@@ -16,3 +16,4 @@ export * from './metrics.js';
 export * from './prng.js';
 export * from './random.js';
 export * from './transport.js';
+export * from './memory/index.js';

@@ -1,0 +1,149 @@
+/**
+ * End to end: the single binary started as a newcomer starts it (the `npm start` command
+ * line, with its single-process configuration) answers the always-on endpoints, and
+ * Prometheus's own promtool accepts its /metrics output.
+ */
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
+import {
+  ensureBuilt,
+  REPO_ROOT,
+  startStrata,
+  waitFor200,
+  type StrataProcess,
+} from './strata-process.js';
+
+beforeAll(() => ensureBuilt(), 300_000);
+
+/** The arguments `npm start` passes, read from package.json so the test follows it. */
+function npmStartArgs(): string[] {
+  const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as {
+    scripts: Record<string, string>;
+  };
+  const words = pkg.scripts['start']!.split(/\s+/);
+  expect(words.slice(0, 2)).toEqual(['node', 'dist/src/cli/main.js']);
+  return words.slice(2).map((w) => w.replace(/^(-config\.file=)(.*)$/, (_, f: string, p: string) => f + join(REPO_ROOT, p)));
+}
+
+/** Every leaf path of a YAML mapping, e.g. `server.http_listen_port`. */
+function leafPaths(value: unknown, prefix = ''): string[] {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return [prefix];
+  return Object.entries(value as Record<string, unknown>).flatMap(([k, v]) =>
+    leafPaths(v, prefix === '' ? k : `${prefix}.${k}`),
+  );
+}
+
+describe('single binary (npm start configuration)', () => {
+  let strata: StrataProcess;
+
+  beforeAll(async () => {
+    strata = await startStrata(npmStartArgs());
+    const status = await waitFor200(`${strata.url}/ready`, 30_000);
+    if (status !== 200) throw new Error(`/ready never answered 200 (last ${status}):\n${strata.output()}`);
+  }, 40_000);
+
+  afterAll(async () => {
+    await strata?.stop();
+  });
+
+  it('answers /ready with 200', async () => {
+    const res = await fetch(`${strata.url}/ready`);
+    expect(res.status).toBe(200);
+  });
+
+  it('shows in /config?mode=diff exactly the keys the single-process config sets', async () => {
+    const res = await fetch(`${strata.url}/config?mode=diff`);
+    expect(res.status).toBe(200);
+    const diff = parseYaml(await res.text()) as unknown;
+    const file = parseYaml(
+      readFileSync(join(REPO_ROOT, 'docs/configuration/single-process.yaml'), 'utf8'),
+    ) as unknown;
+    // Keys the file sets to their default value do not show in a diff; every shown key must
+    // come from the file (the test passes the same ports and addresses the file sets).
+    const fileKeys = new Set(leafPaths(file));
+    const diffKeys = leafPaths(diff).filter((k) => k !== 'server.http_listen_address' && k !== 'server.grpc_listen_address');
+    expect(diffKeys.length).toBeGreaterThan(0);
+    for (const k of diffKeys) expect(fileKeys, `unexpected key in diff: ${k}`).toContain(k);
+  });
+
+  it('serves /metrics that promtool accepts', async () => {
+    const res = await fetch(`${strata.url}/metrics`);
+    expect(res.status).toBe(200);
+    const body = await res.text();
+    expect(body).toContain('process_cpu_seconds_total');
+    const check = spawnSync('promtool', ['check', 'metrics'], { input: body, encoding: 'utf8' });
+    expect(check.stdout + check.stderr).toBe('');
+    expect(check.status).toBe(0);
+  });
+
+  it('lists every module of -target=all on /services', async () => {
+    const res = await fetch(`${strata.url}/services`);
+    expect(res.status).toBe(200);
+    const html = await res.text();
+    for (const m of ['server', 'runtime-config', 'overrides', 'distributor', 'ingester', 'querier', 'query-frontend', 'store-gateway', 'compactor', 'ruler', 'alertmanager', 'purger']) {
+      expect(html, `module ${m}`).toContain(m);
+    }
+  });
+
+  it('runs without tenant headers when auth is disabled', async () => {
+    const res = await fetch(`${strata.url}/config?mode=defaults`);
+    expect(res.status).toBe(200);
+    expect(await res.text()).toContain('auth_enabled: true');
+  });
+
+  it('stops cleanly on SIGTERM', async () => {
+    const code = await strata.stop('SIGTERM');
+    expect(code).toBe(0);
+    expect(strata.output()).not.toMatch(/did not stop/);
+  });
+});
+
+describe('strata command', () => {
+  it('refuses a chunks storage engine with an explanation', () => {
+    const r = spawnSync(process.execPath, [join(REPO_ROOT, 'dist/src/cli/main.js'), '-store.engine=chunks'], { encoding: 'utf8' });
+    expect(r.status).not.toBe(0);
+    expect(r.stderr).toMatch(/chunks/);
+    expect(r.stderr).toMatch(/tsdb/);
+  });
+
+  it('lists every flag with -help and exits 0', () => {
+    const r = spawnSync(process.execPath, [join(REPO_ROOT, 'dist/src/cli/main.js'), '-help'], { encoding: 'utf8' });
+    expect(r.status).toBe(0);
+    expect(r.stdout + r.stderr).toContain('-experimental.tsdb.block-ranges-period');
+    expect(r.stdout + r.stderr).toContain('-compactor.deletion-delay');
+  });
+
+  it.each(['conformance', 'bench'])('says %s is not implemented yet and exits non-zero', (cmd) => {
+    const r = spawnSync(process.execPath, [join(REPO_ROOT, 'dist/src/cli/main.js'), cmd], { encoding: 'utf8' });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/not implemented yet/);
+  });
+
+  it('rejects an unknown command', () => {
+    const r = spawnSync(process.execPath, [join(REPO_ROOT, 'dist/src/cli/main.js'), 'frobnicate'], { encoding: 'utf8' });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/unknown command "frobnicate"/);
+  });
+
+  it('prints the same trace_hash for the same seed twice and a different one for another seed', () => {
+    const run = (seed: number): { trace_hash: string; passed: boolean } => {
+      const r = spawnSync(process.execPath, [join(REPO_ROOT, 'dist/src/cli/main.js'), 'sim', 'pingpong', '--seed', String(seed)], {
+        encoding: 'utf8',
+        cwd: REPO_ROOT,
+      });
+      expect(r.status, r.stderr).toBe(0);
+      const lines = r.stdout.trimEnd().split('\n');
+      expect(lines.length).toBeGreaterThan(1); // the plan comes first
+      return JSON.parse(lines[lines.length - 1]!) as { trace_hash: string; passed: boolean };
+    };
+    const a = run(7);
+    const b = run(7);
+    const c = run(8);
+    expect(a.passed).toBe(true);
+    expect(a.trace_hash).toBe(b.trace_hash);
+    expect(c.trace_hash).not.toBe(a.trace_hash);
+  });
+});

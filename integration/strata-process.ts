@@ -1,0 +1,92 @@
+/**
+ * Starts the built `strata` binary as a child process on free loopback ports, the way a
+ * user runs it, and stops it with a signal. Used by the end-to-end integration tests.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export const REPO_ROOT = new URL('..', import.meta.url).pathname;
+export const STRATA_BIN = join(REPO_ROOT, 'dist/src/cli/main.js');
+
+/** Builds dist/ when missing or stale (npm test has built it already; this covers direct vitest runs). */
+export function ensureBuilt(): void {
+  const r = spawnSync(process.execPath, [join(REPO_ROOT, 'scripts/build-if-needed.mjs')], {
+    encoding: 'utf8',
+  });
+  if (r.status !== 0) throw new Error(`building dist/ failed:\n${r.stdout}${r.stderr}`);
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      const port = typeof addr === 'object' && addr !== null ? addr.port : 0;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+export interface StrataProcess {
+  readonly url: string;
+  readonly proc: ChildProcess;
+  readonly cwd: string;
+  output(): string;
+  /** Sends the signal and resolves with the exit code (or the signal name). */
+  stop(signal?: NodeJS.Signals): Promise<number | string>;
+}
+
+/** Runs `strata <args>` in a fresh temp working directory with its HTTP port on loopback. */
+export async function startStrata(args: readonly string[]): Promise<StrataProcess> {
+  const httpPort = await freePort();
+  const grpcPort = await freePort();
+  const cwd = mkdtempSync(join(tmpdir(), 'strata-e2e-'));
+  const proc = spawn(
+    process.execPath,
+    [
+      STRATA_BIN,
+      ...args,
+      '-server.http-listen-address=127.0.0.1',
+      `-server.http-listen-port=${httpPort}`,
+      '-server.grpc-listen-address=127.0.0.1',
+      `-server.grpc-listen-port=${grpcPort}`,
+    ],
+    { cwd, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let out = '';
+  proc.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+  proc.stderr?.on('data', (d: Buffer) => (out += d.toString()));
+  const exited = new Promise<number | string>((resolve) =>
+    proc.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')),
+  );
+  return {
+    url: `http://127.0.0.1:${httpPort}`,
+    proc,
+    cwd,
+    output: () => out,
+    stop: async (signal: NodeJS.Signals = 'SIGTERM') => {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal);
+      return exited;
+    },
+  };
+}
+
+/** Polls `url` until it answers 200 or `deadlineMs` passes; returns the last status seen. */
+export async function waitFor200(url: string, deadlineMs: number): Promise<number> {
+  const end = Date.now() + deadlineMs;
+  let status = 0;
+  while (Date.now() < end) {
+    try {
+      status = (await fetch(url)).status;
+      if (status === 200) return status;
+    } catch {
+      status = 0; // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return status;
+}

@@ -1,0 +1,37 @@
+import { createHash, type Hash } from 'node:crypto';
+
+/**
+ * The trace of a run: a SHA-256 over every executed event (virtual time, node, incarnation,
+ * kind, detail). Two runs with the same seed must produce the same hash; any divergence in
+ * scheduling, randomness or event order changes it. The last few lines are kept in memory so a
+ * failing run can show what happened just before the end.
+ */
+export class TraceRecorder {
+  private readonly hash: Hash = createHash('sha256');
+  private readonly tail: string[] = [];
+  private tailStart = 0;
+
+  constructor(private readonly tailSize = 200) {}
+
+  record(time: number, node: string, incarnation: number, kind: string, detail: string): void {
+    const line = `${time} ${node} ${incarnation} ${kind} ${detail}`;
+    this.hash.update(line);
+    this.hash.update('\n');
+    if (this.tailSize <= 0) return;
+    if (this.tail.length < this.tailSize) this.tail.push(line);
+    else {
+      this.tail[this.tailStart] = line;
+      this.tailStart = (this.tailStart + 1) % this.tailSize;
+    }
+  }
+
+  /** The hex digest of everything recorded so far (recording may continue afterwards). */
+  currentHash(): string {
+    return this.hash.copy().digest('hex');
+  }
+
+  /** Up to the last `tailSize` trace lines, oldest first. */
+  lastLines(): string[] {
+    return [...this.tail.slice(this.tailStart), ...this.tail.slice(0, this.tailStart)];
+  }
+}

@@ -1,0 +1,146 @@
+import {
+  MemoryBucket,
+  RpcError,
+  listObjectNames,
+  type Bucket,
+  type Clock,
+  type ObjectAttributes,
+} from '../../src/runtime/index.js';
+import { ServiceLink } from './service_call.js';
+
+export interface SimObjectStoreConfig {
+  /** Name for logs and plans, e.g. `blocks`. */
+  name: string;
+  /** Newly created objects show up in `list` only this long after their upload (eventual listing). */
+  listDelayMs: number;
+  /** Operations per second the store accepts before answering 'resource_exhausted' (0 = unlimited). */
+  opsPerSecond: number;
+  /** Token-bucket burst for `opsPerSecond`. */
+  burst: number;
+}
+
+/**
+ * The shared object store of a simulated cluster: a MemoryBucket plus the store-side
+ * behaviour real object stores show: listings that lag behind uploads, and throttling
+ * (S3's SlowDown). Clients reach it through SimBucket.
+ */
+export class SimObjectStore {
+  readonly memory: MemoryBucket;
+  /** Objects created recently and not yet listable: name → virtual time they become listable. */
+  private readonly listableAt = new Map<string, number>();
+  private tokens: number;
+  private tokensAt: number;
+  private throttled = 0;
+
+  constructor(
+    readonly config: SimObjectStoreConfig,
+    private readonly deps: { clock: Clock },
+  ) {
+    this.memory = new MemoryBucket({ clock: deps.clock }, `sim:${config.name}`);
+    this.tokens = config.burst;
+    this.tokensAt = deps.clock.now();
+  }
+
+  get throttledCount(): number {
+    return this.throttled;
+  }
+
+  /** Takes one token or throws the throttling error. */
+  admit(op: string, name: string): void {
+    const { opsPerSecond, burst } = this.config;
+    if (opsPerSecond <= 0) return;
+    const now = this.deps.clock.now();
+    this.tokens = Math.min(burst, this.tokens + ((now - this.tokensAt) * opsPerSecond) / 1000);
+    this.tokensAt = now;
+    if (this.tokens < 1) {
+      this.throttled++;
+      throw new RpcError('resource_exhausted', `object store ${this.config.name} throttled ${op} ${name} (SlowDown): over ${opsPerSecond} ops/s`);
+    }
+    this.tokens -= 1;
+  }
+
+  async upload(name: string, data: Uint8Array): Promise<void> {
+    const existed = await this.memory.exists(name);
+    await this.memory.upload(name, data);
+    if (!existed && this.config.listDelayMs > 0) this.listableAt.set(name, this.deps.clock.now() + this.config.listDelayMs);
+  }
+
+  async delete(name: string): Promise<void> {
+    await this.memory.delete(name);
+    this.listableAt.delete(name);
+  }
+
+  /** The listing as of now: objects still inside their list delay are left out. */
+  async list(dir: string, recursive: boolean): Promise<string[]> {
+    if (this.listableAt.size === 0) return this.memory.list(dir, { recursive });
+    const now = this.deps.clock.now();
+    for (const [name, at] of [...this.listableAt]) if (at <= now) this.listableAt.delete(name);
+    const all = await this.memory.list('', { recursive: true });
+    return listObjectNames(
+      all.filter((name) => !this.listableAt.has(name)),
+      dir,
+      recursive,
+    );
+  }
+}
+
+/**
+ * A node's client of a SimObjectStore: every call crosses the network to the `objstore`
+ * service (latency, partitions, injected transient errors as RpcError 'unavailable',
+ * throttling as RpcError 'resource_exhausted') and answers in an event of the calling
+ * incarnation.
+ */
+export class SimBucket implements Bucket {
+  readonly name: string;
+  private closed = false;
+
+  constructor(
+    private readonly store: SimObjectStore,
+    private readonly link: ServiceLink,
+  ) {
+    this.name = `sim:${store.config.name}`;
+  }
+
+  get(name: string): Promise<Uint8Array> {
+    return this.call('get', name, () => this.store.memory.get(name));
+  }
+
+  getRange(name: string, offset: number, length: number): Promise<Uint8Array> {
+    return this.call('getRange', `${name} @${offset}+${length}`, () => this.store.memory.getRange(name, offset, length), name);
+  }
+
+  exists(name: string): Promise<boolean> {
+    return this.call('exists', name, () => this.store.memory.exists(name));
+  }
+
+  upload(name: string, data: Uint8Array): Promise<void> {
+    const copy = data.slice();
+    return this.call('upload', `${name} ${copy.length}B`, () => this.store.upload(name, copy), name);
+  }
+
+  delete(name: string): Promise<void> {
+    return this.call('delete', name, () => this.store.delete(name));
+  }
+
+  list(dir: string, opts?: { recursive?: boolean }): Promise<string[]> {
+    const recursive = opts?.recursive ?? false;
+    return this.call('list', `${dir}${recursive ? ' recursive' : ''}`, () => this.store.list(dir, recursive), dir);
+  }
+
+  attributes(name: string): Promise<ObjectAttributes> {
+    return this.call('attributes', name, () => this.store.memory.attributes(name));
+  }
+
+  close(): Promise<void> {
+    this.closed = true;
+    return Promise.resolve();
+  }
+
+  private call<T>(op: string, detail: string, run: () => Promise<T>, object = detail): Promise<T> {
+    if (this.closed) return Promise.reject(new Error(`bucket client ${this.name} is closed (${op} ${object})`));
+    return this.link.call(op, detail, () => {
+      this.store.admit(op, object);
+      return run();
+    });
+  }
+}

@@ -1,0 +1,35 @@
+/**
+ * Helpers for tests of simulated code: a small world (kernel, shared services, cluster) with
+ * default knobs, built the same way the scenario runner builds one. Test support only: no
+ * scenario logic, no checks, and nothing here may touch the real clock or real IO.
+ */
+import { createSeededRandom, type Random } from '../../src/runtime/index.js';
+import { SimCluster } from '../cluster/index.js';
+import { SimKernel } from '../kernel/index.js';
+import { SimServices, defaultSimRuntimeConfig, type SimRuntimeConfig } from '../runtime/index.js';
+
+export const TEST_EPOCH_MS = Date.UTC(2026, 0, 1);
+
+export interface TestWorld {
+  kernel: SimKernel;
+  random: Random;
+  services: SimServices;
+  cluster: SimCluster;
+}
+
+export function createTestWorld(
+  opts: { seed?: string; configure?: (config: SimRuntimeConfig) => void } = {},
+): TestWorld {
+  const random = createSeededRandom(opts.seed ?? 'test');
+  const kernel = new SimKernel({ epochMs: TEST_EPOCH_MS, scheduling: random.stream('scheduling') });
+  const config = defaultSimRuntimeConfig();
+  opts.configure?.(config);
+  const services = new SimServices(config, { kernel, random });
+  const cluster = new SimCluster({ services });
+  return { kernel, random, services, cluster };
+}
+
+/** Runs `fn` inside a kernel event at the current virtual time (so it counts as simulated code). */
+export function inEvent(kernel: SimKernel, fn: () => void, kind = 'test'): void {
+  kernel.after(0, { kind }, fn);
+}

@@ -1,0 +1,72 @@
+/**
+ * What Strata's modules share while they are wired together: the configuration, the Env, and
+ * the objects modules publish for the modules that depend on them (the HTTP server, the
+ * runtime config, the overrides, the ring KV clients). A module reads a dependency through
+ * `need`, which names the missing dependency if the module forgot to declare it.
+ */
+import { type Config, renderConfig } from '../config/index.js';
+import type { Overrides, RuntimeConfigManager } from '../overrides/index.js';
+import type { Env, KV } from '../runtime/index.js';
+import type { ConfigRenderMode, HttpServer, ModuleStatus, Profiler } from '../server/index.js';
+
+/** An HTTP listener as the real runtime's `listenHttp` returns it. */
+export interface HttpListener {
+  readonly address: string;
+  readonly port: number;
+  close(graceMs: number): Promise<void>;
+}
+
+export type ListenFn = (handler: HttpServer['handler']) => Promise<HttpListener>;
+
+export interface StrataOptions {
+  /**
+   * Listens for HTTP when the server module starts (first, so `/ready` answers 503 while the
+   * other modules start). Without it nothing listens and callers drive `httpHandler` themselves.
+   */
+  readonly listen?: ListenFn;
+  /** Serves `/debug/pprof/*` and `/debug/fgprof`; without it those answer 501. */
+  readonly profiler?: Profiler;
+}
+
+/** The KV clients of the hash rings this process uses (one per ring, each under its prefix). */
+export interface RingKVClients {
+  /** The ingester ring: distributors, ingesters, queriers and rulers read it. */
+  readonly ingester: KV;
+  /** The store-gateway ring, when store-gateway sharding is enabled and a user of it runs here. */
+  readonly storeGateway?: KV;
+  /** The compactor ring, when compactor sharding is enabled and a compactor runs here. */
+  readonly compactor?: KV;
+}
+
+export class StrataContext {
+  http: HttpServer | undefined;
+  listener: HttpListener | undefined;
+  runtimeConfig: RuntimeConfigManager | undefined;
+  overrides: Overrides | undefined;
+  rings: RingKVClients | undefined;
+
+  constructor(
+    readonly config: Config,
+    readonly env: Env,
+    readonly options: StrataOptions,
+    /** Every module this process runs (the resolved target closure). */
+    readonly modules: () => readonly string[],
+    /** Live service states for `/services` and `/ready`. */
+    readonly statuses: () => readonly ModuleStatus[],
+  ) {}
+
+  /** YAML of the applied configuration for `/config`. */
+  renderConfig(mode: ConfigRenderMode): string {
+    return renderConfig(this.config, mode);
+  }
+
+  /** `value`, or an error saying that `requester` must depend on `provider`. */
+  need<T>(value: T | undefined, provider: string, requester: string): T {
+    if (value === undefined) {
+      throw new Error(
+        `module ${requester} needs ${provider}, which is not initialised: declare the dependency on ${provider}`,
+      );
+    }
+    return value;
+  }
+}

@@ -1,0 +1,174 @@
+/**
+ * Strata's module graph, after Cortex's (pkg/cortex/modules.go): infrastructure modules
+ * (`server`, `runtime-config`, `overrides`, `ring`), the components of reference §2, and the
+ * umbrella `all`. Each definition says what it needs and what it publishes on the context.
+ */
+import { Overrides, RuntimeConfigManager } from '../overrides/index.js';
+import {
+  HttpServer,
+  NotImplementedError,
+  type Profiler,
+  registerDebugRoutes,
+  registerIndexRoute,
+  registerStatusRoutes,
+} from '../server/index.js';
+import type { StrataContext } from './context.js';
+import type { ModuleDefinition } from './module_manager.js';
+import { placeholderService } from './placeholder.js';
+import { ringService } from './ring_kv.js';
+import { BasicService } from './service.js';
+
+export type StrataModule = ModuleDefinition<StrataContext>;
+
+/** The components `-target=all` runs: every component except the deprecated configs service. */
+export const ALL_COMPONENTS: readonly string[] = [
+  'distributor',
+  'ingester',
+  'querier',
+  'query-frontend',
+  'store-gateway',
+  'compactor',
+  'ruler',
+  'alertmanager',
+  'purger',
+];
+
+/** Dependencies of each component, after Cortex's module graph (rings folded into `ring`). */
+const COMPONENT_DEPS: Readonly<Record<string, readonly string[]>> = {
+  distributor: ['ring', 'overrides', 'server'],
+  ingester: ['ring', 'overrides', 'runtime-config', 'server'],
+  querier: ['ring', 'overrides', 'server'],
+  'query-frontend': ['overrides', 'server'],
+  'store-gateway': ['ring', 'overrides', 'server'],
+  compactor: ['ring', 'overrides', 'server'],
+  ruler: ['ring', 'overrides', 'server'],
+  alertmanager: ['ring', 'overrides', 'server'],
+  purger: ['overrides', 'server'],
+  configs: ['server'],
+};
+
+/** Used when no profiler is given (tests, the simulator): the profile endpoints answer 501. */
+const NO_PROFILER: Profiler = {
+  captureCpuProfile: () =>
+    Promise.reject(new NotImplementedError('profiling is not available in this process')),
+  captureHeapProfile: () =>
+    Promise.reject(new NotImplementedError('profiling is not available in this process')),
+};
+
+const serverModule: StrataModule = {
+  name: 'server',
+  deps: [],
+  init: (ctx) => {
+    const { config, env } = ctx;
+    const logger = env.logger.child({ module: 'server' });
+    const http = new HttpServer(
+      {
+        authEnabled: config.auth_enabled,
+        prefixes: {
+          legacy: config.http_prefix,
+          prometheus: config.api.prometheus_http_prefix,
+          alertmanager: config.api.alertmanager_http_prefix,
+        },
+      },
+      { clock: env.clock, logger, metrics: env.metrics },
+    );
+    registerIndexRoute(http);
+    registerStatusRoutes(http, {
+      renderConfig: (mode) => ctx.renderConfig(mode),
+      // Looked up per request: runtime-config is initialised after the server.
+      renderRuntimeConfig: (mode) => ctx.runtimeConfig?.render(mode, config.limits),
+      statuses: ctx.statuses,
+      metrics: env.metrics,
+    });
+    registerDebugRoutes(http, { profiler: ctx.options.profiler ?? NO_PROFILER });
+    ctx.http = http;
+
+    const { listen } = ctx.options;
+    return Promise.resolve(
+      new BasicService('server', {
+        starting: async () => {
+          const rpcAddress = await env.transport.listen();
+          if (listen !== undefined) {
+            ctx.listener = await listen(http.handler);
+            logger.info('HTTP server listening', {
+              address: ctx.listener.address,
+              port: ctx.listener.port,
+            });
+          }
+          logger.info('internal RPC listening', { address: rpcAddress });
+        },
+        stopping: async () => {
+          // The HTTP server stops last (every module depends on it), so `/ready` keeps
+          // answering 503 while the others stop; in-flight requests get the grace period.
+          try {
+            await ctx.listener?.close(config.server.graceful_shutdown_timeout);
+          } finally {
+            await env.transport.close();
+          }
+        },
+      }),
+    );
+  },
+};
+
+const runtimeConfigModule: StrataModule = {
+  name: 'runtime-config',
+  deps: ['server'],
+  init: (ctx) => {
+    const { file, period } = ctx.config.runtime_config;
+    // Like Cortex: without a file there is nothing to load and no service to run.
+    if (file === '') return Promise.resolve(undefined);
+    const { env } = ctx;
+    const manager = new RuntimeConfigManager(
+      { file, periodMs: period },
+      { fs: env.fs, clock: env.clock, logger: env.logger, metrics: env.metrics },
+    );
+    ctx.runtimeConfig = manager;
+    return Promise.resolve(
+      new BasicService('runtime-config', {
+        starting: (signal) => manager.start(signal),
+        stopping: () => manager.stop(),
+      }),
+    );
+  },
+};
+
+const overridesModule: StrataModule = {
+  name: 'overrides',
+  deps: ['runtime-config'],
+  init: (ctx) => {
+    ctx.overrides = new Overrides(ctx.config.limits, ctx.runtimeConfig);
+    return Promise.resolve(undefined);
+  },
+};
+
+const ringModule: StrataModule = {
+  name: 'ring',
+  deps: ['server'],
+  init: (ctx) => Promise.resolve(ringService(ctx)),
+};
+
+function componentModule(name: string): StrataModule {
+  const deps = COMPONENT_DEPS[name];
+  if (deps === undefined) throw new Error(`no dependencies declared for component ${name}`);
+  return {
+    name,
+    deps,
+    init: (ctx) =>
+      Promise.resolve(placeholderService(name, ctx.env.logger.child({ module: name }))),
+  };
+}
+
+const allModule: StrataModule = { name: 'all', deps: ALL_COMPONENTS };
+
+/** Every module Strata knows, in no particular order (the manager sorts). */
+export function strataModules(): StrataModule[] {
+  return [
+    serverModule,
+    runtimeConfigModule,
+    overridesModule,
+    ringModule,
+    ...Object.keys(COMPONENT_DEPS).map(componentModule),
+    allModule,
+  ];
+}

@@ -1,0 +1,181 @@
+/**
+ * The lifecycle every long-running part of Strata has (dskit's services.Service, which
+ * Cortex's modules return): New → Starting → Running → Stopping → Terminated, or Failed from
+ * Starting, Running or Stopping. `BasicService` implements the state machine around three
+ * optional hooks so components only write what they do.
+ */
+import { AbortError, isAbortError } from '../runtime/index.js';
+
+export type ServiceState = 'New' | 'Starting' | 'Running' | 'Stopping' | 'Terminated' | 'Failed';
+
+export interface Service {
+  readonly name: string;
+  readonly state: ServiceState;
+  /** Why the service failed (set when `state` is Failed). */
+  readonly failureReason?: string | undefined;
+  /** An operator-facing remark shown on `/services` (e.g. that the module is a placeholder). */
+  readonly note?: string | undefined;
+  /**
+   * Resolves once the service is Running; rejects if it fails to start. `signal` aborts a
+   * start in progress (the process is shutting down).
+   */
+  start(signal: AbortSignal): Promise<void>;
+  /** Resolves once the service is Terminated (or Failed while stopping). Safe to call in any state, any number of times. */
+  stop(): Promise<void>;
+  /** Undefined when ready to serve; otherwise why not (shown by `/ready`). */
+  isReady?(): string | undefined;
+  /** Calls `listener` if the service leaves Running other than through `stop()`. */
+  onFailure?(listener: (err: Error) => void): void;
+}
+
+export interface ServiceHooks {
+  /** Acquires what the service needs; the service is Running when this resolves. */
+  starting?(signal: AbortSignal): Promise<void>;
+  /**
+   * The service's main loop, run in the background once Running. `signal` aborts when
+   * `stop()` is called; returning or throwing before that means the service stopped on its
+   * own, which is reported to `onFailure` listeners.
+   */
+  running?(signal: AbortSignal): Promise<void>;
+  /** Releases what `starting` acquired; runs after `running` has returned. */
+  stopping?(): Promise<void>;
+  /** Readiness beyond being Running: undefined when ready, else the reason. */
+  isReady?(): string | undefined;
+}
+
+export class ServiceStateError extends Error {
+  override name = 'ServiceStateError';
+}
+
+export class BasicService implements Service {
+  private currentState: ServiceState = 'New';
+  private reason: string | undefined;
+  private startPromise: Promise<void> | undefined;
+  private stopPromise: Promise<void> | undefined;
+  private runPromise: Promise<void> | undefined;
+  /** Aborted by stop(): cancels `starting` and ends `running`. */
+  private readonly lifetime = new AbortController();
+  private stopRequested = false;
+  private readonly failureListeners: ((err: Error) => void)[] = [];
+
+  constructor(
+    readonly name: string,
+    private readonly hooks: ServiceHooks = {},
+    readonly note?: string,
+  ) {}
+
+  get state(): ServiceState {
+    return this.currentState;
+  }
+
+  get failureReason(): string | undefined {
+    return this.reason;
+  }
+
+  isReady(): string | undefined {
+    if (this.currentState !== 'Running') return `${this.name} is ${this.currentState}`;
+    return this.hooks.isReady?.();
+  }
+
+  onFailure(listener: (err: Error) => void): void {
+    this.failureListeners.push(listener);
+  }
+
+  start(signal: AbortSignal): Promise<void> {
+    if (this.startPromise !== undefined || this.currentState !== 'New') {
+      return Promise.reject(
+        new ServiceStateError(`service ${this.name} cannot start: it is ${this.currentState}`),
+      );
+    }
+    this.startPromise = this.doStart(signal);
+    return this.startPromise;
+  }
+
+  private async doStart(signal: AbortSignal): Promise<void> {
+    this.currentState = 'Starting';
+    const combined = AbortSignal.any([signal, this.lifetime.signal]);
+    try {
+      if (combined.aborted) throw new AbortError(`service ${this.name}: start aborted`);
+      await this.hooks.starting?.(combined);
+    } catch (err) {
+      // Being told to stop while starting is not a failure of the service.
+      if (combined.aborted && isAbortError(err)) this.currentState = 'Terminated';
+      else this.fail(err);
+      throw err;
+    }
+    if (this.stopRequested) {
+      // stop() arrived while starting; it runs the stopping hook once we return.
+      this.currentState = 'Running';
+      return;
+    }
+    this.currentState = 'Running';
+    if (this.hooks.running !== undefined) {
+      this.runPromise = this.hooks.running(this.lifetime.signal).then(
+        () => {
+          if (!this.stopRequested)
+            void this.stoppedOnItsOwn(
+              new Error(`service ${this.name} stopped unexpectedly`),
+              false,
+            );
+        },
+        (err: unknown) => {
+          if (!this.stopRequested) void this.stoppedOnItsOwn(asError(err), true);
+        },
+      );
+    }
+  }
+
+  stop(): Promise<void> {
+    this.stopPromise ??= this.doStop();
+    return this.stopPromise;
+  }
+
+  private async doStop(): Promise<void> {
+    this.stopRequested = true;
+    this.lifetime.abort();
+    if (this.currentState === 'New') {
+      this.currentState = 'Terminated';
+      return;
+    }
+    if (this.currentState === 'Starting') {
+      // A start failure was already reported to whoever called start().
+      await this.startPromise?.catch(() => undefined);
+    }
+    if (this.currentState !== 'Running') return; // Failed or aborted while starting.
+    this.currentState = 'Stopping';
+    await this.runPromise;
+    try {
+      await this.hooks.stopping?.();
+      this.currentState = 'Terminated';
+    } catch (err) {
+      this.fail(err);
+      throw err;
+    }
+  }
+
+  /** `running` returned or threw without being asked to stop. */
+  private async stoppedOnItsOwn(err: Error, failed: boolean): Promise<void> {
+    this.stopRequested = true;
+    this.stopPromise ??= (async () => {
+      this.currentState = 'Stopping';
+      try {
+        await this.hooks.stopping?.();
+        if (failed) this.fail(err);
+        else this.currentState = 'Terminated';
+      } catch (stopErr) {
+        this.fail(stopErr);
+      }
+    })();
+    await this.stopPromise;
+    for (const listener of this.failureListeners) listener(err);
+  }
+
+  private fail(err: unknown): void {
+    this.currentState = 'Failed';
+    this.reason = asError(err).message;
+  }
+}
+
+function asError(err: unknown): Error {
+  return err instanceof Error ? err : new Error(String(err));
+}

@@ -1,0 +1,425 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { gunzipSync } from 'node:zlib';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type Config, ConfigError, defaultConfig } from '../config/index.js';
+import {
+  type Env,
+  FileSystemError,
+  type FileSystem,
+  type KV,
+  type KVSpec,
+  newMetricsRegistry,
+  RpcError,
+  type Transport,
+  createSeededRandom,
+} from '../runtime/index.js';
+import { MemoryKV, MemoryKVStore } from '../runtime/memory/index.js';
+import { NodeProfiler, PprofCodec, listenHttp } from '../runtime/real/index.js';
+import { ManualClock } from '../runtime/testing/index.js';
+import { CapturingLogger } from '../server/testing.js';
+import { ModuleStartError } from './module_manager.js';
+import { ALL_COMPONENTS } from './modules.js';
+import { Strata, startStrata } from './strata.js';
+
+const closers: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  for (const c of closers.splice(0).reverse()) await c();
+});
+
+async function serve(handler: Strata['httpHandler']): Promise<string> {
+  const server = createServer(handler);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  closers.push(
+    () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  );
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+/** A FileSystem holding a few files; reads of `gated` paths wait until `open()` is called. */
+class TestFileSystem implements Partial<FileSystem> {
+  private gate: Promise<void> = Promise.resolve();
+  private openGate: () => void = () => undefined;
+  constructor(readonly files: Map<string, string>) {}
+  holdReads(): void {
+    this.gate = new Promise((resolve) => (this.openGate = resolve));
+  }
+  releaseReads(): void {
+    this.openGate();
+  }
+  async readFile(path: string): Promise<Uint8Array> {
+    await this.gate;
+    const text = this.files.get(path);
+    if (text === undefined) throw new FileSystemError('ENOENT', path);
+    return new TextEncoder().encode(text);
+  }
+}
+
+class TestTransport implements Transport {
+  address: string | undefined;
+  closed = false;
+  handle(): void {}
+  listen(): Promise<string> {
+    this.address = 'test-node:9095';
+    return Promise.resolve(this.address);
+  }
+  call(): Promise<never> {
+    return Promise.reject(new RpcError('unavailable', 'no peers in this test'));
+  }
+  close(): Promise<void> {
+    this.closed = true;
+    return Promise.resolve();
+  }
+}
+
+interface TestEnv extends Env {
+  readonly clock: ManualClock;
+  readonly logger: CapturingLogger;
+  readonly transport: TestTransport;
+  readonly files: TestFileSystem;
+  readonly openedKVs: { spec: KVSpec; prefix: string }[];
+}
+
+function testEnv(files: Record<string, string> = {}): TestEnv {
+  const store = new MemoryKVStore();
+  const fs = new TestFileSystem(new Map(Object.entries(files)));
+  const openedKVs: { spec: KVSpec; prefix: string }[] = [];
+  return {
+    nodeName: 'test-node',
+    clock: new ManualClock(1_700_000_000_000),
+    random: createSeededRandom('strata-test'),
+    fs: fs as unknown as FileSystem,
+    files: fs,
+    transport: new TestTransport(),
+    buckets: {
+      open: () => {
+        throw new Error('no buckets in this test');
+      },
+    },
+    kvs: {
+      open: (spec: KVSpec, prefix: string): KV => {
+        openedKVs.push({ spec, prefix });
+        if (spec.store !== 'inmemory')
+          throw new Error(`kv store "${spec.store}" is not supported in this test`);
+        return new MemoryKV({ prefix }, { store });
+      },
+    },
+    openedKVs,
+    caches: {
+      open: () => {
+        throw new Error('no caches in this test');
+      },
+    },
+    logger: new CapturingLogger(),
+    metrics: newMetricsRegistry(),
+  };
+}
+
+/** The default config with in-memory rings (the default, consul, is not supported yet). */
+function testConfig(edit: (c: Config) => void = () => undefined): Config {
+  const config = defaultConfig();
+  config.ingester.lifecycler.ring.kvstore.store = 'inmemory';
+  config.store_gateway.sharding_ring.kvstore.store = 'inmemory';
+  config.compactor.sharding_ring.kvstore.store = 'inmemory';
+  edit(config);
+  return config;
+}
+
+async function started(config: Config, env: Env): Promise<Strata> {
+  const strata = await startStrata(config, env);
+  closers.push(() => strata.stop());
+  return strata;
+}
+
+describe('startStrata with -target=all', () => {
+  it('runs every module, with the components as visible placeholders', async () => {
+    const env = testEnv();
+    const strata = await started(testConfig(), env);
+    expect(strata.targets).toEqual(['all']);
+    expect(strata.modules.order).toEqual([
+      'server',
+      'ring',
+      'runtime-config',
+      'overrides',
+      'alertmanager',
+      'compactor',
+      'distributor',
+      'ingester',
+      'purger',
+      'querier',
+      'query-frontend',
+      'ruler',
+      'store-gateway',
+      'all',
+    ]);
+    const statuses = strata.modules.statuses();
+    expect(statuses.every((s) => s.state === 'Running')).toBe(true);
+    // runtime-config (no file) and overrides have no service; `all` only groups.
+    expect(statuses.map((s) => s.name)).toEqual(['server', 'ring', ...[...ALL_COMPONENTS].sort()]);
+    expect(statuses.find((s) => s.name === 'ingester')?.note).toBe(
+      'placeholder: ingester is not implemented yet (arrives with issue 5); it runs nothing and serves no endpoints',
+    );
+    expect(statuses.find((s) => s.name === 'ruler')?.note).toContain('arrives with a later issue');
+    expect(env.logger.find('component is a placeholder', 'warn')).toHaveLength(
+      ALL_COMPONENTS.length,
+    );
+    expect(env.transport.address).toBe('test-node:9095');
+
+    const url = await serve(strata.httpHandler);
+    expect((await fetch(`${url}/ready`)).status).toBe(200);
+    const services = await (await fetch(`${url}/services`)).text();
+    expect(services).toContain(
+      '<td>distributor</td><td>Running</td><td>placeholder: distributor is not implemented yet (arrives with issue 5)',
+    );
+    const index = await (await fetch(`${url}/`)).text();
+    for (const path of [
+      '/config',
+      '/runtime_config',
+      '/services',
+      '/ready',
+      '/metrics',
+      '/debug/pprof/profile',
+      '/debug/fgprof',
+      '/debug/pprof/heap',
+    ]) {
+      expect(index).toContain(`href="${path}"`);
+    }
+  });
+
+  it('opens the ingester ring KV, and the store-gateway and compactor rings only when sharding needs them', async () => {
+    const env = testEnv();
+    const strata = await started(
+      testConfig((c) => {
+        c.store_gateway.sharding_enabled = true;
+        c.compactor.sharding_enabled = true;
+      }),
+      env,
+    );
+    expect(env.openedKVs.map((k) => k.prefix)).toEqual([
+      'collectors/',
+      'collectors/',
+      'collectors/',
+    ]);
+    expect(strata.context.rings?.storeGateway).toBeDefined();
+    expect(strata.context.rings?.compactor).toBeDefined();
+
+    const env2 = testEnv();
+    const only = await started(
+      testConfig((c) => (c.target = 'distributor')),
+      env2,
+    );
+    expect(env2.openedKVs).toHaveLength(1);
+    expect(only.context.rings?.storeGateway).toBeUndefined();
+  });
+
+  it('serves /config from the applied configuration', async () => {
+    const strata = await started(
+      testConfig((c) => (c.auth_enabled = false)),
+      testEnv(),
+    );
+    const url = await serve(strata.httpHandler);
+    const all = await (await fetch(`${url}/config`)).text();
+    expect(all).toMatch(/^target: all$/m);
+    expect(all).toMatch(/^auth_enabled: false$/m);
+    const diff = await (await fetch(`${url}/config?mode=diff`)).text();
+    expect(diff).toMatch(/^auth_enabled: false$/m);
+    expect(diff).not.toMatch(/^target:/m);
+  });
+});
+
+describe('targets', () => {
+  it('runs only the closure of a comma-separated target list', async () => {
+    const strata = await started(
+      testConfig((c) => (c.target = 'querier, query-frontend')),
+      testEnv(),
+    );
+    expect(strata.targets).toEqual(['querier', 'query-frontend']);
+    expect(strata.modules.order).toEqual([
+      'server',
+      'ring',
+      'runtime-config',
+      'overrides',
+      'querier',
+      'query-frontend',
+    ]);
+  });
+
+  it('refuses an unknown target, naming it', async () => {
+    await expect(
+      Strata.create(
+        testConfig((c) => (c.target = 'ingester,nope')),
+        testEnv(),
+      ),
+    ).rejects.toThrow(ConfigError);
+    await expect(
+      Strata.create(
+        testConfig((c) => (c.target = 'nope')),
+        testEnv(),
+      ),
+    ).rejects.toThrow('unknown target "nope"');
+  });
+
+  it('accepts the neutral name notifier for alertmanager', async () => {
+    const strata = await started(
+      testConfig((c) => (c.target = 'notifier')),
+      testEnv(),
+    );
+    expect(strata.modules.order).toContain('alertmanager');
+  });
+});
+
+describe('start failures', () => {
+  it('fails naming the ring module and the store when the ring store is not supported', async () => {
+    const env = testEnv();
+    const config = testConfig((c) => (c.ingester.lifecycler.ring.kvstore.store = 'consul'));
+    const strata = await Strata.create(config, env);
+    const err = await strata.start().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ModuleStartError);
+    expect((err as Error).message).toBe(
+      'module ring failed to start: ingester.lifecycler.ring.kvstore: kv store "consul" is not supported in this test',
+    );
+    // The server started before the ring and was stopped again.
+    expect(env.transport.closed).toBe(true);
+    expect(strata.modules.statuses().map((s) => [s.name, s.state])).toEqual(
+      expect.arrayContaining([
+        ['server', 'Terminated'],
+        ['ring', 'Failed'],
+        ['distributor', 'Terminated'],
+      ]),
+    );
+  });
+
+  it('fails naming runtime-config when its file cannot be loaded', async () => {
+    const strata = await Strata.create(
+      testConfig((c) => (c.runtime_config.file = '/etc/strata/missing.yaml')),
+      testEnv(),
+    );
+    await expect(strata.start()).rejects.toThrow(
+      /^module runtime-config failed to start: failed to load runtime config file \/etc\/strata\/missing.yaml/,
+    );
+  });
+});
+
+describe('/ready during startup', () => {
+  it('answers 503 naming the modules not yet Running, and 200 once all are', async () => {
+    const env = testEnv({
+      '/etc/strata/runtime.yaml': 'overrides:\n  team-a:\n    ingestion_rate: 10\n',
+    });
+    env.files.holdReads();
+    const config = testConfig((c) => {
+      c.target = 'distributor';
+      c.runtime_config.file = '/etc/strata/runtime.yaml';
+    });
+    const strata = await Strata.create(config, env);
+    closers.push(() => strata.stop());
+    const url = await serve(strata.httpHandler);
+
+    const before = await fetch(`${url}/ready`);
+    expect(before.status).toBe(503);
+    expect(await before.text()).toBe(
+      'Some services are not Running:\nNew: 4 (server, ring, runtime-config, distributor)\n',
+    );
+
+    const starting = strata.start();
+    await env.clock.advance(0);
+    const during = await fetch(`${url}/ready`);
+    expect(during.status).toBe(503);
+    expect(await during.text()).toBe(
+      'Some services are not Running:\nNew: 1 (distributor)\nStarting: 1 (runtime-config)\n',
+    );
+
+    env.files.releaseReads();
+    await starting;
+    const after = await fetch(`${url}/ready`);
+    expect(after.status).toBe(200);
+
+    // The runtime config is served and feeds the overrides.
+    expect(strata.context.overrides?.ingestionRate('team-a')).toBe(10);
+    const runtime = await (await fetch(`${url}/runtime_config?mode=diff`)).text();
+    expect(runtime).toContain('team-a');
+    expect(runtime).toContain('ingestion_rate: 10');
+  });
+});
+
+describe('stopping', () => {
+  it('stops every module in reverse start order', async () => {
+    const env = testEnv();
+    const strata = await Strata.create(
+      testConfig((c) => (c.target = 'distributor,querier')),
+      env,
+    );
+    await strata.start();
+    const result = await strata.stop();
+    expect(result).toEqual({ notStopped: [], failed: [] });
+    const stopped = env.logger.find('stopping module').map((l) => l.fields['module']);
+    expect(stopped).toEqual(['querier', 'distributor', 'ring', 'server']);
+    expect(strata.modules.statuses().every((s) => s.state === 'Terminated')).toBe(true);
+    expect(env.transport.closed).toBe(true);
+  });
+});
+
+describe('through a real listener', () => {
+  it('listens when the server module starts and closes when it stops', async () => {
+    const env = testEnv();
+    const strata = await startStrata(testConfig(), env, {
+      listen: (handler) => listenHttp(handler, { host: '127.0.0.1', port: 0 }),
+    });
+    const listener = strata.listener;
+    expect(listener).toBeDefined();
+    const url = `http://127.0.0.1:${listener?.port ?? 0}`;
+    expect((await fetch(`${url}/ready`)).status).toBe(200);
+    const metrics = await fetch(`${url}/metrics`);
+    expect(metrics.headers.get('content-type')).toBe('text/plain; version=0.0.4; charset=utf-8');
+    expect(await metrics.text()).toContain(
+      'cortex_request_duration_seconds_count{method="GET",route="ready",status_code="200",ws="false"} 1',
+    );
+    // Every always-on endpoint answers through the real listener.
+    const expected: [string, number][] = [
+      ['/', 200],
+      ['/config', 200],
+      ['/config?mode=defaults', 200],
+      ['/runtime_config', 404],
+      ['/services', 200],
+      ['/debug/pprof/', 200],
+      ['/debug/pprof/goroutine', 501],
+      // No profiler given: the profile endpoints say so.
+      ['/debug/pprof/heap', 501],
+    ];
+    for (const [path, status] of expected) {
+      expect((await fetch(`${url}${path}`)).status, path).toBe(status);
+    }
+    await strata.stop();
+    await expect(fetch(`${url}/ready`)).rejects.toThrow();
+  });
+
+  it('serves /debug/pprof/profile?seconds=1 as a gzipped pprof protobuf', async () => {
+    const profiler = new NodeProfiler();
+    closers.push(() => profiler.close());
+    const strata = await startStrata(testConfig(), testEnv(), {
+      listen: (handler) => listenHttp(handler, { host: '127.0.0.1', port: 0 }),
+      profiler,
+    });
+    closers.push(() => strata.stop());
+    const res = await fetch(
+      `http://127.0.0.1:${strata.listener?.port ?? 0}/debug/pprof/profile?seconds=1`,
+    );
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/octet-stream');
+    const body = new Uint8Array(await res.arrayBuffer());
+    expect([body[0], body[1]]).toEqual([0x1f, 0x8b]); // gzip magic
+    const profile = new PprofCodec().decode(gunzipSync(body));
+    const stringTable = profile.stringTable ?? [];
+    const sampleTypes = (profile.sampleType ?? []).map((t) => [
+      stringTable[Number(t.type)],
+      stringTable[Number(t.unit)],
+    ]);
+    expect(sampleTypes).toEqual([
+      ['samples', 'count'],
+      ['cpu', 'nanoseconds'],
+    ]);
+  });
+});

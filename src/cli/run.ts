@@ -1,0 +1,86 @@
+/**
+ * Subcommand dispatch for the `strata` command. Each subcommand's implementation lives in
+ * the module that owns it; this file only routes arguments and reports unknown commands.
+ */
+import { runServe } from '../app/index.js';
+import { renderConfigReference } from '../config/index.js';
+import { runSimCommand } from '../../sim/index.js';
+
+export interface CliIO {
+  stdout(s: string): void;
+  stderr(s: string): void;
+}
+
+const USAGE = `Usage: strata [command] [flags]
+
+Commands:
+  serve        run the service (default when the first argument is a flag or absent)
+  sim          run a simulation scenario: strata sim <scenario> [--seed N]
+  tools        operator tools: strata tools config-reference
+  conformance  run the conformance suites against this build
+  bench        run the benchmarks
+
+Run 'strata serve -help' for every configuration flag.
+`;
+
+/** Not-yet-built subcommands say which issue brings them instead of failing obscurely. */
+const PENDING: Readonly<Record<string, string>> = {
+  conformance:
+    'strata conformance is not implemented yet: the PromQL and TSDB conformance suites arrive with the storage-engine and PromQL issues (3 and 4)',
+  bench:
+    'strata bench is not implemented yet: benchmarks arrive with the storage-engine issue (3) and later ones',
+};
+
+/** Returns the exit code, or undefined when the command keeps running and sets it itself. */
+export async function runCli(argv: readonly string[], io: CliIO): Promise<number> {
+  const [first, ...rest] = argv;
+  if (first === undefined || first.startsWith('-') && !isHelp(first)) {
+    return runServe([...argv], io);
+  }
+  if (isHelp(first) || first === 'help') {
+    io.stdout(USAGE);
+    return 0;
+  }
+  switch (first) {
+    case 'serve':
+      return runServe(rest, io);
+    case 'sim':
+      return runSimCommand(rest, io);
+    case 'tools':
+      return runTools(rest, io);
+    default: {
+      const pending = PENDING[first];
+      if (pending !== undefined) {
+        io.stderr(`${pending}\n`);
+        return 2;
+      }
+      io.stderr(`unknown command "${first}"\n\n${USAGE}`);
+      return 2;
+    }
+  }
+}
+
+function isHelp(arg: string): boolean {
+  return arg === '-h' || arg === '--help' || arg === '-help';
+}
+
+function runTools(argv: readonly string[], io: CliIO): number {
+  const [tool] = argv;
+  switch (tool) {
+    case 'config-reference':
+      io.stdout(renderConfigReference());
+      return 0;
+    case 'tsdb':
+      io.stderr(
+        'strata tools tsdb is not implemented yet: create-blocks-from and dump arrive with the storage-engine issue (3)\n',
+      );
+      return 2;
+    default:
+      io.stderr(
+        `${tool === undefined ? 'missing tool name' : `unknown tool "${tool}"`}\n` +
+          'Tools:\n  config-reference   print the configuration reference (docs/configuration/reference.md)\n' +
+          '  tsdb               TSDB block tools (arrive with issue 3)\n',
+      );
+      return 2;
+  }
+}

@@ -1,0 +1,140 @@
+/**
+ * Definition table, general part: what a process runs, how it listens, API prefixes, the
+ * runtime-config file, the storage engine switch, the ruler/alertmanager API switches and the
+ * per-tenant `limits` defaults (the runtime-config overrides use the same keys).
+ */
+import { block, choices, setting } from './definition.js';
+import { TARGETS } from './targets.js';
+import { SECOND } from './time_units.js';
+
+export const LOG_LEVELS = choices(['debug', 'info', 'warn', 'error']);
+
+export const target = setting('string', 'all', {
+  flag: 'target',
+  help: 'Comma-separated list of components to run; "all" runs every component in one process (single-binary mode).',
+  choices: TARGETS,
+});
+
+export const authEnabled = setting('bool', true, {
+  flag: 'auth.enabled',
+  help: 'Set to false to disable auth (multi-tenancy). When enabled, requests must carry the tenant ID in the X-Scope-OrgID header.',
+});
+
+export const httpPrefix = setting('string', '/api/prom', {
+  flag: 'http.prefix',
+  help: "HTTP path prefix for the legacy API (the reference's /api/mon is served too).",
+});
+
+export const apiBlock = block('HTTP API path prefixes.', {
+  prometheus_http_prefix: setting('string', '/prometheus', {
+    flag: ['http.prometheus-http-prefix', 'http.mon-http-prefix'],
+    help: 'HTTP URL path under which the Prometheus API will be served.',
+    yamlAliases: ['mon_http_prefix'],
+  }),
+  alertmanager_http_prefix: setting('string', '/alertmanager', {
+    flag: ['http.alertmanager-http-prefix', 'http.notifier-http-prefix'],
+    help: 'HTTP URL path under which the Alertmanager UI and API will be served.',
+    yamlAliases: ['notifier_http_prefix'],
+  }),
+});
+
+export const serverBlock = block('The HTTP server and the internal RPC listener.', {
+  http_listen_address: setting('string', '', {
+    flag: 'server.http-listen-address',
+    help: 'HTTP server listen address (empty: all interfaces).',
+  }),
+  http_listen_port: setting('int', 80, {
+    flag: 'server.http-listen-port',
+    help: 'HTTP server listen port.',
+  }),
+  grpc_listen_address: setting('string', '', {
+    flag: 'server.grpc-listen-address',
+    help: 'Internal RPC listen address (empty: all interfaces).',
+  }),
+  grpc_listen_port: setting('int', 9095, {
+    flag: 'server.grpc-listen-port',
+    help: 'Internal RPC listen port: how Strata components call each other (the role gRPC plays in Cortex).',
+  }),
+  graceful_shutdown_timeout: setting('duration', 30 * SECOND, {
+    flag: 'server.graceful-shutdown-timeout',
+    help: 'Timeout for graceful shutdowns.',
+  }),
+  log_level: setting('string', 'info', {
+    flag: 'log.level',
+    help: 'Only log messages with the given severity or above.',
+    choices: LOG_LEVELS,
+  }),
+});
+
+export const storageBlock = block('Storage engine selection.', {
+  engine: setting('string', 'tsdb', {
+    flag: 'store.engine',
+    help: 'The storage engine to use. Only "tsdb" (blocks storage) is supported; the chunks storage does not exist in Strata.',
+  }),
+});
+
+export const limitsBlock = block(
+  'Per-tenant limits: the defaults for every tenant. The runtime configuration file overrides them per tenant with the same keys.',
+  {
+    ingestion_rate: setting('float', 25000, {
+      flag: 'distributor.ingestion-rate-limit',
+      help: 'Per-tenant ingestion rate limit in samples per second.',
+    }),
+    ingestion_burst_size: setting('int', 50000, {
+      flag: 'distributor.ingestion-burst-size',
+      help: 'Per-tenant allowed ingestion burst size (in number of samples).',
+    }),
+    max_global_series_per_user: setting('int', 0, {
+      flag: 'ingester.max-global-series-per-user',
+      help: 'The maximum number of active series per user, across the cluster. 0 to disable.',
+    }),
+    max_global_series_per_metric: setting('int', 0, {
+      flag: 'ingester.max-global-series-per-metric',
+      help: 'The maximum number of active series per metric name, across the cluster. 0 to disable.',
+    }),
+    ruler_max_rules_per_rule_group: setting('int', 0, {
+      flag: 'ruler.max-rules-per-rule-group',
+      help: 'Maximum number of rules per rule group per-tenant. 0 to disable.',
+    }),
+    ruler_max_rule_groups_per_tenant: setting('int', 0, {
+      flag: 'ruler.max-rule-groups-per-tenant',
+      help: 'Maximum number of rule groups per-tenant. 0 to disable.',
+    }),
+    out_of_order_time_window: setting('duration', 0, {
+      flag: 'ingester.out-of-order-time-window',
+      help: "Opt-in window for accepting samples older than the default ingestion window (about 1h behind the tenant's newest sample). 0 keeps the reference behaviour: such samples are rejected.",
+    }),
+  },
+);
+
+export const rulerBlock = block('The ruler.', {
+  enable_api: setting('bool', false, {
+    flag: ['ruler.enable-api', 'experimental.ruler.enable-api'],
+    help: 'Enable the ruler API (rule group configuration endpoints).',
+  }),
+});
+
+export const alertmanagerBlock = block(
+  "The multi-tenant Alertmanager (the reference's notifier).",
+  {
+    enable_api: setting('bool', false, {
+      flag: ['alertmanager.enable-api', 'notifier.enable-api'],
+      help: 'Enable the Alertmanager configuration API (/api/v1/alerts).',
+    }),
+  },
+  { yamlAliases: ['notifier'] },
+);
+
+export const runtimeConfigBlock = block(
+  'The runtime configuration file with per-tenant overrides, reloaded periodically.',
+  {
+    file: setting('string', '', {
+      flag: 'runtime-config.file',
+      help: 'File with the configuration that can be updated in runtime.',
+    }),
+    period: setting('duration', 10 * SECOND, {
+      flag: 'runtime-config.reload-period',
+      help: 'How often to check runtime config file.',
+    }),
+  },
+);

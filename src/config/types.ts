@@ -1,0 +1,254 @@
+/**
+ * The typed shape of Strata's configuration. Property names equal the YAML keys and nest as
+ * the YAML does; durations are integer milliseconds. The definition table in `schema*.ts`
+ * must produce exactly this shape: `schema.ts` fails to compile when the two drift apart.
+ */
+import type { LimitsConfig } from './limits.js';
+
+export interface Config {
+  /** Comma-separated components to run; see parseTargets(). */
+  target: string;
+  auth_enabled: boolean;
+  http_prefix: string;
+  api: ApiConfig;
+  server: ServerConfig;
+  ingester: IngesterConfig;
+  storage: StorageConfig;
+  limits: LimitsConfig;
+  tsdb: TsdbConfig;
+  compactor: CompactorConfig;
+  store_gateway: StoreGatewayConfig;
+  ruler: RulerConfig;
+  alertmanager: AlertmanagerConfig;
+  runtime_config: RuntimeConfigFileConfig;
+}
+
+export interface ApiConfig {
+  prometheus_http_prefix: string;
+  alertmanager_http_prefix: string;
+}
+
+export interface ServerConfig {
+  http_listen_address: string;
+  http_listen_port: number;
+  grpc_listen_address: string;
+  /** Strata's internal RPC port (the role gRPC plays in Cortex). */
+  grpc_listen_port: number;
+  graceful_shutdown_timeout: number;
+  /** One of debug, info, warn, error. */
+  log_level: string;
+}
+
+export interface IngesterConfig {
+  lifecycler: LifecyclerConfig;
+  flush_on_shutdown_with_wal_enabled: boolean;
+  unregister_on_shutdown: boolean;
+}
+
+export interface LifecyclerConfig {
+  ring: IngesterRingConfig;
+  num_tokens: number;
+  heartbeat_period: number;
+  join_after: number;
+  min_ready_duration: number;
+  tokens_file_path: string;
+}
+
+export interface IngesterRingConfig {
+  kvstore: KVStoreConfig;
+  heartbeat_timeout: number;
+  replication_factor: number;
+}
+
+/** Where a hash ring is kept. `store` is one of consul, etcd, inmemory, multi, memberlist. */
+export interface KVStoreConfig {
+  store: string;
+  /** Key prefix; always ends with `/`. */
+  prefix: string;
+  consul: ConsulConfig;
+  etcd: EtcdConfig;
+  multi: MultiKVConfig;
+}
+
+export interface ConsulConfig {
+  host: string;
+  acl_token: string;
+  http_client_timeout: number;
+  consistent_reads: boolean;
+  watch_rate_limit: number;
+  watch_burst_size: number;
+}
+
+export interface EtcdConfig {
+  endpoints: string[];
+  dial_timeout: number;
+  max_retries: number;
+}
+
+export interface MultiKVConfig {
+  primary: string;
+  secondary: string;
+  mirror_enabled: boolean;
+  mirror_timeout: number;
+}
+
+export interface StorageConfig {
+  /** Always `tsdb` (blocks storage); validation refuses anything else. */
+  engine: string;
+}
+
+export interface TsdbConfig {
+  dir: string;
+  block_ranges_period: number[];
+  retention_period: number;
+  ship_interval: number;
+  ship_concurrency: number;
+  /** One of s3, gcs, azure, filesystem. */
+  backend: string;
+  head_compaction_interval: number;
+  head_compaction_concurrency: number;
+  stripe_size: number;
+  wal_compression_enabled: boolean;
+  flush_blocks_on_shutdown: boolean;
+  store_gateway_enabled: boolean;
+  max_tsdb_opening_concurrency_on_startup: number;
+  bucket_store: BucketStoreConfig;
+  s3: S3Config;
+  gcs: GcsConfig;
+  azure: AzureConfig;
+  filesystem: FilesystemBucketConfig;
+}
+
+export interface BucketStoreConfig {
+  sync_dir: string;
+  sync_interval: number;
+  max_chunk_pool_bytes: number;
+  max_sample_count: number;
+  max_concurrent: number;
+  tenant_sync_concurrency: number;
+  block_sync_concurrency: number;
+  meta_sync_concurrency: number;
+  consistency_delay: number;
+  index_cache: IndexCacheConfig;
+  chunks_cache: ChunksCacheConfig;
+  metadata_cache: MetadataCacheConfig;
+  ignore_deletion_mark_delay: number;
+}
+
+export interface IndexCacheConfig {
+  /** inmemory or memcached. */
+  backend: string;
+  inmemory: InMemoryIndexCacheConfig;
+  memcached: MemcachedClientConfig;
+  postings_compression_enabled: boolean;
+}
+
+export interface InMemoryIndexCacheConfig {
+  max_size_bytes: number;
+}
+
+export interface ChunksCacheConfig {
+  /** Empty (disabled) or memcached. */
+  backend: string;
+  memcached: MemcachedClientConfig;
+  subrange_size: number;
+  max_get_range_requests: number;
+  attributes_ttl: number;
+  subrange_ttl: number;
+}
+
+export interface MetadataCacheConfig {
+  /** Empty (disabled) or memcached. */
+  backend: string;
+  memcached: MemcachedClientConfig;
+  tenants_list_ttl: number;
+  tenant_blocks_list_ttl: number;
+  chunks_list_ttl: number;
+  metafile_exists_ttl: number;
+  metafile_doesnt_exist_ttl: number;
+  metafile_content_ttl: number;
+  metafile_max_size_bytes: number;
+}
+
+export interface MemcachedClientConfig {
+  /** Comma-separated addresses; `dns+`, `dnssrv+` and `dnssrvnoa+` prefixes allowed. */
+  addresses: string;
+  timeout: number;
+  max_idle_connections: number;
+  max_async_concurrency: number;
+  max_async_buffer_size: number;
+  max_get_multi_concurrency: number;
+  max_get_multi_batch_size: number;
+  max_item_size: number;
+}
+
+export interface S3Config {
+  endpoint: string;
+  bucket_name: string;
+  secret_access_key: string;
+  access_key_id: string;
+  insecure: boolean;
+}
+
+export interface GcsConfig {
+  bucket_name: string;
+  service_account: string;
+}
+
+export interface AzureConfig {
+  account_name: string;
+  account_key: string;
+  container_name: string;
+  endpoint_suffix: string;
+  max_retries: number;
+}
+
+export interface FilesystemBucketConfig {
+  dir: string;
+}
+
+export interface CompactorConfig {
+  block_ranges: number[];
+  block_sync_concurrency: number;
+  meta_sync_concurrency: number;
+  consistency_delay: number;
+  data_dir: string;
+  compaction_interval: number;
+  compaction_retries: number;
+  compaction_concurrency: number;
+  deletion_delay: number;
+  sharding_enabled: boolean;
+  sharding_ring: CompactorRingConfig;
+}
+
+export interface CompactorRingConfig {
+  kvstore: KVStoreConfig;
+  heartbeat_period: number;
+  heartbeat_timeout: number;
+}
+
+export interface StoreGatewayConfig {
+  sharding_enabled: boolean;
+  sharding_ring: StoreGatewayRingConfig;
+}
+
+export interface StoreGatewayRingConfig {
+  kvstore: KVStoreConfig;
+  heartbeat_period: number;
+  heartbeat_timeout: number;
+  replication_factor: number;
+  tokens_file_path: string;
+}
+
+export interface RulerConfig {
+  enable_api: boolean;
+}
+
+export interface AlertmanagerConfig {
+  enable_api: boolean;
+}
+
+export interface RuntimeConfigFileConfig {
+  file: string;
+  period: number;
+}

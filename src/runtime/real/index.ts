@@ -1,0 +1,24 @@
+/**
+ * The real runtime: the Env of a production process (wall-clock time, a crypto-seeded PRNG,
+ * node:fs, HTTP between processes, pino, a prom-client registry with process metrics), the
+ * filesystem bucket, the HTTP listener the API server uses, and the pprof profiler. This is
+ * the only code outside the simulation kernel allowed to touch nondeterministic globals and
+ * real IO. Only the app and CLI wiring import it; components and `sim/` must never do so.
+ */
+export { RealClock, type RealClockConfig } from './real_clock.js';
+export { createRealRandom } from './real_random.js';
+export { NodeFileSystem, toFileSystemError } from './node_filesystem.js';
+export { FilesystemBucket } from './filesystem_bucket.js';
+export {
+  HttpTransport,
+  DEFAULT_MAX_RPC_BODY_BYTES,
+  type HttpTransportConfig,
+} from './http_transport.js';
+export { RPC_STATUS, parseAddress, formatAddress } from './rpc_wire.js';
+export { listenHttp, type HttpListener } from './listen_http.js';
+export { createRealLogger, type RealLoggerOptions } from './real_logger.js';
+export { createRealMetricsRegistry } from './real_metrics.js';
+export { RealBucketProvider, RealKVProvider, RealCacheProvider } from './providers.js';
+export { createRealEnv, type RealEnvOptions } from './real_env.js';
+export { NodeProfiler, type NodeProfilerConfig } from './profiler.js';
+export { PprofCodec, type PprofProfile } from './pprof_schema.js';

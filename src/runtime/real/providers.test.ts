@@ -1,0 +1,158 @@
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Registry } from 'prom-client';
+import { describe, expect, it } from 'vitest';
+import { CapturingLogger, ManualClock } from '../testing/index.js';
+import { RealBucketProvider, RealCacheProvider, RealKVProvider } from './providers.js';
+import { createRealEnv } from './real_env.js';
+
+const enc = new TextEncoder();
+
+describe('RealBucketProvider', () => {
+  it('opens filesystem buckets on disk and in-memory buckets', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'strata-provider-'));
+    try {
+      const provider = new RealBucketProvider({ clock: new ManualClock() });
+      const fsBucket = provider.open({ backend: 'filesystem', dir });
+      await fsBucket.upload('x/y', enc.encode('1'));
+      expect((await stat(join(dir, 'x', 'y'))).isFile()).toBe(true);
+      const mem = provider.open({ backend: 'inmemory' });
+      await mem.upload('a', enc.encode('1'));
+      expect(await mem.list('')).toEqual(['a']);
+      expect(provider.open({ backend: 'inmemory' }).name).toBe('inmemory');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('names the object-storage backends that are not there yet', () => {
+    const provider = new RealBucketProvider({ clock: new ManualClock() });
+    expect(() =>
+      provider.open({
+        backend: 's3',
+        endpoint: 'e',
+        bucketName: 'b',
+        accessKeyId: 'a',
+        secretAccessKey: 's',
+        insecure: false,
+      }),
+    ).toThrow(/"s3".*object-storage issue/);
+    expect(() => provider.open({ backend: 'gcs', bucketName: 'b', serviceAccount: '' })).toThrow(
+      /"gcs"/,
+    );
+  });
+});
+
+describe('RealKVProvider', () => {
+  it('shares one in-memory store between all clients, separated by prefix', async () => {
+    const provider = new RealKVProvider();
+    const a = provider.open({ store: 'inmemory' }, 'collectors/');
+    const b = provider.open({ store: 'inmemory' }, 'collectors/');
+    const other = provider.open({ store: 'inmemory' }, 'compactor/');
+    await a.cas('ring', () => enc.encode('desc'));
+    expect(await b.get('ring')).toEqual(enc.encode('desc'));
+    expect(await other.get('ring')).toBeUndefined();
+    const separate = new RealKVProvider().open({ store: 'inmemory' }, 'collectors/');
+    expect(await separate.get('ring')).toBeUndefined();
+  });
+
+  it('says which stores are not supported yet', () => {
+    const provider = new RealKVProvider();
+    expect(() => provider.open({ store: 'consul', host: 'localhost:8500' }, 'p/')).toThrow(
+      /"consul".*not supported yet/,
+    );
+    expect(() => provider.open({ store: 'etcd', endpoints: [], dialTimeoutMs: 1 }, 'p/')).toThrow(
+      /"etcd"/,
+    );
+    expect(() => provider.open({ store: 'memberlist' }, 'p/')).toThrow(/"memberlist"/);
+    expect(() =>
+      provider.open(
+        { store: 'multi', primary: { store: 'inmemory' }, secondary: { store: 'inmemory' } },
+        'p/',
+      ),
+    ).toThrow(/"multi"/);
+  });
+});
+
+describe('RealCacheProvider', () => {
+  it('opens in-memory caches whose metrics carry the cache name', async () => {
+    const registry = new Registry();
+    const provider = new RealCacheProvider({
+      clock: new ManualClock(),
+      registry,
+      logger: new CapturingLogger(),
+    });
+    const cache = provider.open('index-cache', { backend: 'inmemory', maxSizeBytes: 1024 });
+    expect(cache.name).toBe('index-cache');
+    await cache.getMulti(['k']);
+    expect(await registry.metrics()).toContain(
+      'thanos_cache_inmemory_requests_total{name="index-cache"} 1',
+    );
+  });
+
+  it('says memcached is not supported yet', () => {
+    const provider = new RealCacheProvider({
+      clock: new ManualClock(),
+      registry: new Registry(),
+      logger: new CapturingLogger(),
+    });
+    expect(() =>
+      provider.open('chunks-cache', {
+        backend: 'memcached',
+        addresses: [],
+        timeoutMs: 100,
+        maxIdleConnections: 1,
+        maxAsyncConcurrency: 1,
+        maxAsyncBufferSize: 1,
+        maxGetMultiConcurrency: 1,
+        maxGetMultiBatchSize: 1,
+        maxItemSize: 1,
+      }),
+    ).toThrow(/memcached.*chunks-cache.*not supported yet/);
+  });
+});
+
+describe('createRealEnv', () => {
+  it('wires a working real Env', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'strata-env-'));
+    const env = createRealEnv({
+      nodeName: 'node-1',
+      logLevel: 'error',
+      rpc: { host: '127.0.0.1', port: 0 },
+      fsRoot: dir,
+    });
+    try {
+      expect(env.nodeName).toBe('node-1');
+      expect(Math.abs(env.clock.now() - Date.now())).toBeLessThan(1000);
+      await env.fs.writeFile('f', 'x');
+      expect((await stat(join(dir, 'f'))).size).toBe(1);
+      const a = env.random.stream('a').uint32();
+      expect(Number.isInteger(a)).toBe(true);
+      env.transport.handle('ping', () =>
+        Promise.resolve({ body: enc.encode('pong'), contentType: 'text/plain' }),
+      );
+      const address = await env.transport.listen();
+      const res = await env.transport.call(address, {
+        method: 'ping',
+        body: new Uint8Array(),
+        contentType: 'text/plain',
+      });
+      expect(new TextDecoder().decode(res.body)).toBe('pong');
+      const kv1 = env.kvs.open({ store: 'inmemory' }, 'x/');
+      await kv1.cas('k', () => enc.encode('v'));
+      expect(await env.kvs.open({ store: 'inmemory' }, 'x/').get('k')).toEqual(enc.encode('v'));
+      expect(await env.metrics.metrics()).toContain('process_cpu_user_seconds_total');
+    } finally {
+      await env.transport.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('seeds each process differently', () => {
+    const opts = { nodeName: 'n', logLevel: 'error', rpc: { host: '127.0.0.1', port: 0 } } as const;
+    const a = createRealEnv(opts).random.stream('s').bytes(16);
+    const b = createRealEnv(opts).random.stream('s').bytes(16);
+    expect(a).not.toEqual(b);
+  });
+});

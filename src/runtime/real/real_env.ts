@@ -1,0 +1,37 @@
+import type { Env } from '../env.js';
+import type { LogLevel } from '../logger.js';
+import { HttpTransport } from './http_transport.js';
+import { NodeFileSystem } from './node_filesystem.js';
+import { RealBucketProvider, RealCacheProvider, RealKVProvider } from './providers.js';
+import { RealClock } from './real_clock.js';
+import { createRealLogger } from './real_logger.js';
+import { createRealMetricsRegistry } from './real_metrics.js';
+import { createRealRandom } from './real_random.js';
+
+export interface RealEnvOptions {
+  nodeName: string;
+  logLevel: LogLevel;
+  /** Where the internal RPC transport listens (`-server.grpc-listen-address/port`). */
+  rpc: { host: string; port: number };
+  /** Relative FileSystem paths resolve here; the working directory by default. */
+  fsRoot?: string;
+}
+
+/** The Env of a real process: wall-clock time, the local disk, HTTP between processes. */
+export function createRealEnv(opts: RealEnvOptions): Env {
+  const logger = createRealLogger({ level: opts.logLevel });
+  const clock = new RealClock({}, { logger });
+  const metrics = createRealMetricsRegistry();
+  return {
+    nodeName: opts.nodeName,
+    clock,
+    random: createRealRandom(),
+    fs: new NodeFileSystem(opts.fsRoot),
+    transport: new HttpTransport(opts.rpc, { logger: logger.child({ module: 'rpc' }) }),
+    buckets: new RealBucketProvider({ clock }),
+    kvs: new RealKVProvider(),
+    caches: new RealCacheProvider({ clock, registry: metrics, logger }),
+    logger,
+    metrics,
+  };
+}
