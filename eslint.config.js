@@ -19,6 +19,9 @@ const restrictedGlobals = [
   'clearImmediate',
   'queueMicrotask',
   'performance',
+  'fetch',
+  'WeakRef',
+  'FinalizationRegistry',
 ].map((name) => ({ name, message: `${name} is ${boundaryMessage}` }));
 
 const restrictedProperties = [
@@ -34,9 +37,37 @@ const restrictedProperties = [
   { object: 'globalThis', property: 'Date' },
   { object: 'globalThis', property: 'setTimeout' },
   { object: 'globalThis', property: 'crypto' },
+  { object: 'globalThis', property: 'setInterval' },
+  { object: 'globalThis', property: 'setImmediate' },
+  { object: 'globalThis', property: 'queueMicrotask' },
+  { object: 'globalThis', property: 'performance' },
+  { object: 'globalThis', property: 'fetch' },
+  { object: 'globalThis', property: 'process' },
+  { object: 'process', property: 'uptime' },
+  { object: 'process', property: 'cpuUsage' },
+  { object: 'process', property: 'memoryUsage' },
 ].map((p) => ({ ...p, message: `${p.object}.${p.property} is ${boundaryMessage}` }));
 
-const ioModules = ['fs', 'fs/promises', 'net', 'http', 'https', 'http2', 'dgram', 'timers', 'timers/promises', 'child_process', 'worker_threads'];
+const ioModules = [
+  'fs',
+  'fs/promises',
+  'net',
+  'http',
+  'https',
+  'http2',
+  'dgram',
+  'dns',
+  'dns/promises',
+  'tls',
+  'os',
+  'inspector',
+  'v8',
+  'perf_hooks',
+  'timers',
+  'timers/promises',
+  'child_process',
+  'worker_threads',
+];
 const restrictedImports = {
   paths: [
     ...ioModules.flatMap((m) => [
@@ -45,8 +76,22 @@ const restrictedImports = {
     ]),
     ...['crypto', 'node:crypto'].map((name) => ({
       name,
-      importNames: ['randomUUID', 'randomBytes', 'randomInt', 'randomFill', 'randomFillSync', 'getRandomValues', 'webcrypto'],
+      importNames: [
+        'default',
+        'randomUUID',
+        'randomBytes',
+        'randomInt',
+        'randomFill',
+        'randomFillSync',
+        'getRandomValues',
+        'webcrypto',
+      ],
       message: `crypto randomness is ${boundaryMessage}`,
+    })),
+    ...['process', 'node:process'].map((name) => ({
+      name,
+      importNames: ['nextTick', 'hrtime', 'uptime', 'cpuUsage', 'memoryUsage'],
+      message: `process timing is ${boundaryMessage}`,
     })),
   ],
 };
@@ -104,8 +149,16 @@ export default tseslint.config(
           message: `Date.now is ${boundaryMessage}`,
         },
         {
-          selector: "ImportExpression[source.value=/^(node:)?(fs|net|http|https|dgram|child_process)(\\/promises)?$/]",
+          selector: `ImportExpression[source.value=/^(node:)?(${ioModules.join('|').replaceAll('/', '\\/')})$/]`,
           message: `dynamic import of an IO module is ${boundaryMessage}`,
+        },
+        {
+          selector: "MemberExpression[object.name='Date'][property.value='now']",
+          message: `Date.now is ${boundaryMessage}`,
+        },
+        {
+          selector: "VariableDeclarator[init.name='Date'] > ObjectPattern",
+          message: `destructuring Date is ${boundaryMessage}`,
         },
       ],
     },

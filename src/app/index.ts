@@ -32,10 +32,3 @@ export {
 export { ALL_COMPONENTS, strataModules, type StrataModule } from './modules.js';
 export { COMPONENT_ISSUES, placeholderNote, placeholderService } from './placeholder.js';
 export { kvSpecFromConfig, ringService } from './ring_kv.js';
-export {
-  BasicService,
-  ServiceStateError,
-  type Service,
-  type ServiceHooks,
-  type ServiceState,
-} from './service.js';

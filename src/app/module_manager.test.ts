@@ -12,7 +12,7 @@ import {
   resolveModuleOrder,
 } from './module_manager.js';
 import { strataModules } from './modules.js';
-import { BasicService, type Service } from './service.js';
+import { BasicService, type Service } from '../services/index.js';
 
 type Ctx = { events: string[] };
 

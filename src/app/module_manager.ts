@@ -6,7 +6,7 @@
  */
 import type { Clock, Logger, Timer } from '../runtime/index.js';
 import type { ModuleStatus } from '../server/index.js';
-import type { Service } from './service.js';
+import type { Service } from '../services/index.js';
 
 export interface ModuleDefinition<Ctx> {
   readonly name: string;

@@ -16,7 +16,7 @@ import type { StrataContext } from './context.js';
 import type { ModuleDefinition } from './module_manager.js';
 import { placeholderService } from './placeholder.js';
 import { ringService } from './ring_kv.js';
-import { BasicService } from './service.js';
+import { BasicService } from '../services/index.js';
 
 export type StrataModule = ModuleDefinition<StrataContext>;
 

@@ -5,7 +5,7 @@
  * issue brings them.
  */
 import type { Logger } from '../runtime/index.js';
-import { BasicService, type Service } from './service.js';
+import { BasicService, type Service } from '../services/index.js';
 
 /** Which issue brings each component. */
 export const COMPONENT_ISSUES: Readonly<Record<string, string>> = {
@@ -32,7 +32,7 @@ export function placeholderService(component: string, logger: Logger): Service {
     component,
     {
       starting: () => {
-        logger.warn('component is a placeholder: not implemented yet', { module: component, note });
+        logger.warn('component is a placeholder: not implemented yet', { note });
         return Promise.resolve();
       },
     },

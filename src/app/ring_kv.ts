@@ -6,7 +6,7 @@
 import type { KVStoreConfig } from '../config/index.js';
 import type { KV, KVSpec } from '../runtime/index.js';
 import type { RingKVClients, StrataContext } from './context.js';
-import { BasicService, type Service } from './service.js';
+import { BasicService, type Service } from '../services/index.js';
 
 /** Modules that read the store-gateway ring (to shard or to find store-gateways). */
 const STORE_GATEWAY_RING_USERS: readonly string[] = ['store-gateway', 'querier', 'ruler'];

@@ -5,9 +5,14 @@
  *
  * This file is the only place in Strata that listens for process signals.
  */
-import { hostname } from 'node:os';
 import { ConfigError, loadConfig, type Config } from '../config/index.js';
-import { NodeFileSystem, NodeProfiler, createRealEnv, listenHttp } from '../runtime/real/index.js';
+import {
+  NodeFileSystem,
+  NodeProfiler,
+  createRealEnv,
+  defaultNodeName,
+  listenHttp,
+} from '../runtime/real/index.js';
 import type { Env, LogLevel } from '../runtime/index.js';
 import type { Profiler } from '../server/index.js';
 import { StartAbortedError, type StopResult } from './module_manager.js';
@@ -55,7 +60,7 @@ export async function runServe(
   }
 
   const env = createRealEnv({
-    nodeName: opts.nodeName ?? hostname(),
+    nodeName: opts.nodeName ?? defaultNodeName(),
     logLevel: config.server.log_level as LogLevel,
     rpc: { host: config.server.grpc_listen_address, port: config.server.grpc_listen_port },
   });

@@ -29,7 +29,7 @@ export class Strata {
     const modules = new ModuleManager(
       strataModules(),
       { shutdownGraceMs: config.server.graceful_shutdown_timeout },
-      { clock: env.clock, logger: env.logger.child({ module: 'modules' }) },
+      { clock: env.clock, logger: env.logger },
     );
     const context = new StrataContext(
       config,

@@ -19,6 +19,6 @@ export { listenHttp, type HttpListener } from './listen_http.js';
 export { createRealLogger, type RealLoggerOptions } from './real_logger.js';
 export { createRealMetricsRegistry } from './real_metrics.js';
 export { RealBucketProvider, RealKVProvider, RealCacheProvider } from './providers.js';
-export { createRealEnv, type RealEnvOptions } from './real_env.js';
+export { createRealEnv, defaultNodeName, type RealEnvOptions } from './real_env.js';
 export { NodeProfiler, type NodeProfilerConfig } from './profiler.js';
 export { PprofCodec, type PprofProfile } from './pprof_schema.js';

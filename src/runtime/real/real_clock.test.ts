@@ -1,18 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { isAbortError } from '../clock.js';
-import type { LogFields, Logger } from '../logger.js';
+import { CapturingLogger } from '../testing/index.js';
 import { RealClock } from './real_clock.js';
 
 const activeTimeouts = (): number =>
   process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
-
-function capturingLogger(lines: { msg: string; fields?: LogFields }[]): Logger {
-  const log = (msg: string, fields?: LogFields): void => {
-    lines.push(fields === undefined ? { msg } : { msg, fields });
-  };
-  const logger: Logger = { debug: log, info: log, warn: log, error: log, child: () => logger };
-  return logger;
-}
 
 describe('RealClock', () => {
   it('reads the wall clock', () => {
@@ -78,8 +70,8 @@ describe('RealClock', () => {
   });
 
   it('keeps every() going after a failing run and logs the error', async () => {
-    const lines: { msg: string; fields?: LogFields }[] = [];
-    const clock = new RealClock({}, { logger: capturingLogger(lines) });
+    const logger = new CapturingLogger();
+    const clock = new RealClock({}, { logger });
     let runs = 0;
     let done!: () => void;
     const finished = new Promise<void>((r) => (done = r));
@@ -90,8 +82,11 @@ describe('RealClock', () => {
     });
     await finished;
     timer.cancel();
-    expect(lines.map((l) => l.msg)).toEqual(['periodic task failed', 'periodic task failed']);
-    expect(String(lines[0]?.fields?.['err'])).toContain('tick 1 failed');
+    expect(logger.lines.map((l) => `${l.level} ${l.msg}`)).toEqual([
+      'error periodic task failed',
+      'error periodic task failed',
+    ]);
+    expect(String(logger.lines[0]?.fields['err'])).toContain('tick 1 failed');
   });
 
   it('keeps timers referenced by default and unrefs them only when asked', async () => {

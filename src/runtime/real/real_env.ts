@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import type { Env } from '../env.js';
 import type { LogLevel } from '../logger.js';
 import { HttpTransport } from './http_transport.js';
@@ -34,4 +35,9 @@ export function createRealEnv(opts: RealEnvOptions): Env {
     logger,
     metrics,
   };
+}
+
+/** The machine's host name: the default node name of a real process (Cortex uses it too). */
+export function defaultNodeName(): string {
+  return hostname();
 }

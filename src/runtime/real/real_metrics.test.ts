@@ -15,3 +15,12 @@ describe('createRealMetricsRegistry', () => {
     expect((await globalRegistry.getMetricsAsJSON()).length).toBe(before);
   });
 });
+
+describe('default metric names', () => {
+  it('has no gauge ending in _total (Prometheus reserves the suffix for counters)', async () => {
+    const metrics = await createRealMetricsRegistry().getMetricsAsJSON();
+    const misnamed = metrics.filter((m) => String(m.type) !== 'counter' && m.name.endsWith('_total'));
+    expect(misnamed.map((m) => m.name)).toEqual([]);
+    expect(metrics.map((m) => m.name)).toContain('nodejs_active_handles');
+  });
+});
