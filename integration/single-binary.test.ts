@@ -25,7 +25,11 @@ function npmStartArgs(): string[] {
   };
   const words = pkg.scripts['start']!.split(/\s+/);
   expect(words.slice(0, 2)).toEqual(['node', 'dist/src/cli/main.js']);
-  return words.slice(2).map((w) => w.replace(/^(-config\.file=)(.*)$/, (_, f: string, p: string) => f + join(REPO_ROOT, p)));
+  return words
+    .slice(2)
+    .map((w) =>
+      w.replace(/^(-config\.file=)(.*)$/, (_, f: string, p: string) => f + join(REPO_ROOT, p)),
+    );
 }
 
 /** Every leaf path of a YAML mapping, e.g. `server.http_listen_port`. */
@@ -42,7 +46,8 @@ describe('single binary (npm start configuration)', () => {
   beforeAll(async () => {
     strata = await startStrata(npmStartArgs());
     const status = await waitFor200(`${strata.url}/ready`, 30_000);
-    if (status !== 200) throw new Error(`/ready never answered 200 (last ${status}):\n${strata.output()}`);
+    if (status !== 200)
+      throw new Error(`/ready never answered 200 (last ${status}):\n${strata.output()}`);
   }, 40_000);
 
   afterAll(async () => {
@@ -64,7 +69,9 @@ describe('single binary (npm start configuration)', () => {
     // Keys the file sets to their default value do not show in a diff; every shown key must
     // come from the file (the test passes the same ports and addresses the file sets).
     const fileKeys = new Set(leafPaths(file));
-    const diffKeys = leafPaths(diff).filter((k) => k !== 'server.http_listen_address' && k !== 'server.grpc_listen_address');
+    const diffKeys = leafPaths(diff).filter(
+      (k) => k !== 'server.http_listen_address' && k !== 'server.grpc_listen_address',
+    );
     expect(diffKeys.length).toBeGreaterThan(0);
     for (const k of diffKeys) expect(fileKeys, `unexpected key in diff: ${k}`).toContain(k);
   });
@@ -83,7 +90,20 @@ describe('single binary (npm start configuration)', () => {
     const res = await fetch(`${strata.url}/services`);
     expect(res.status).toBe(200);
     const html = await res.text();
-    for (const m of ['server', 'runtime-config', 'overrides', 'distributor', 'ingester', 'querier', 'query-frontend', 'store-gateway', 'compactor', 'ruler', 'alertmanager', 'purger']) {
+    for (const m of [
+      'server',
+      'runtime-config',
+      'overrides',
+      'distributor',
+      'ingester',
+      'querier',
+      'query-frontend',
+      'store-gateway',
+      'compactor',
+      'ruler',
+      'alertmanager',
+      'purger',
+    ]) {
       expect(html, `module ${m}`).toContain(m);
     }
   });
@@ -103,37 +123,51 @@ describe('single binary (npm start configuration)', () => {
 
 describe('strata command', () => {
   it('refuses a chunks storage engine with an explanation', () => {
-    const r = spawnSync(process.execPath, [join(REPO_ROOT, 'dist/src/cli/main.js'), '-store.engine=chunks'], { encoding: 'utf8' });
+    const r = spawnSync(
+      process.execPath,
+      [join(REPO_ROOT, 'dist/src/cli/main.js'), '-store.engine=chunks'],
+      { encoding: 'utf8' },
+    );
     expect(r.status).not.toBe(0);
     expect(r.stderr).toMatch(/chunks/);
     expect(r.stderr).toMatch(/tsdb/);
   });
 
   it('lists every flag with -help and exits 0', () => {
-    const r = spawnSync(process.execPath, [join(REPO_ROOT, 'dist/src/cli/main.js'), '-help'], { encoding: 'utf8' });
+    const r = spawnSync(process.execPath, [join(REPO_ROOT, 'dist/src/cli/main.js'), '-help'], {
+      encoding: 'utf8',
+    });
     expect(r.status).toBe(0);
     expect(r.stdout + r.stderr).toContain('-experimental.tsdb.block-ranges-period');
     expect(r.stdout + r.stderr).toContain('-compactor.deletion-delay');
   });
 
   it.each(['conformance', 'bench'])('says %s is not implemented yet and exits non-zero', (cmd) => {
-    const r = spawnSync(process.execPath, [join(REPO_ROOT, 'dist/src/cli/main.js'), cmd], { encoding: 'utf8' });
+    const r = spawnSync(process.execPath, [join(REPO_ROOT, 'dist/src/cli/main.js'), cmd], {
+      encoding: 'utf8',
+    });
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/not implemented yet/);
   });
 
   it('rejects an unknown command', () => {
-    const r = spawnSync(process.execPath, [join(REPO_ROOT, 'dist/src/cli/main.js'), 'frobnicate'], { encoding: 'utf8' });
+    const r = spawnSync(process.execPath, [join(REPO_ROOT, 'dist/src/cli/main.js'), 'frobnicate'], {
+      encoding: 'utf8',
+    });
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/unknown command "frobnicate"/);
   });
 
   it('prints the same trace_hash for the same seed twice and a different one for another seed', () => {
     const run = (seed: number): { trace_hash: string; passed: boolean } => {
-      const r = spawnSync(process.execPath, [join(REPO_ROOT, 'dist/src/cli/main.js'), 'sim', 'pingpong', '--seed', String(seed)], {
-        encoding: 'utf8',
-        cwd: REPO_ROOT,
-      });
+      const r = spawnSync(
+        process.execPath,
+        [join(REPO_ROOT, 'dist/src/cli/main.js'), 'sim', 'pingpong', '--seed', String(seed)],
+        {
+          encoding: 'utf8',
+          cwd: REPO_ROOT,
+        },
+      );
       expect(r.status, r.stderr).toBe(0);
       const lines = r.stdout.trimEnd().split('\n');
       expect(lines.length).toBeGreaterThan(1); // the plan comes first

@@ -29,8 +29,12 @@ const sources = Math.max(
 );
 if (built < sources) {
   process.stderr.write('building strata (tsc)...\n');
-  const r = spawnSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.build.json')], {
-    stdio: 'inherit',
-  });
+  const r = spawnSync(
+    process.execPath,
+    [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.build.json')],
+    {
+      stdio: 'inherit',
+    },
+  );
   if (r.status !== 0) process.exit(r.status ?? 1);
 }

@@ -11,7 +11,9 @@ const summaryFile = join(root, '.vitest-summary.txt');
 rmSync(resultsFile, { force: true });
 rmSync(summaryFile, { force: true });
 
-const build = spawnSync(process.execPath, [join(root, 'scripts/build-if-needed.mjs')], { stdio: 'inherit' });
+const build = spawnSync(process.execPath, [join(root, 'scripts/build-if-needed.mjs')], {
+  stdio: 'inherit',
+});
 if (build.status !== 0) {
   finish('0 passed, 1 failed', 1, 'build failed');
 }

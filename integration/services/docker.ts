@@ -19,12 +19,15 @@ export async function dockerEngineReachable(
 ): Promise<boolean> {
   if (socketPath === undefined) return false;
   return new Promise((resolve) => {
-    const req = request({ socketPath, path: '/_ping', method: 'GET', timeout: timeoutMs }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (d: string) => (body += d));
-      res.on('end', () => resolve(res.statusCode === 200 && body.trim() === 'OK'));
-    });
+    const req = request(
+      { socketPath, path: '/_ping', method: 'GET', timeout: timeoutMs },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (d: string) => (body += d));
+        res.on('end', () => resolve(res.statusCode === 200 && body.trim() === 'OK'));
+      },
+    );
     req.on('timeout', () => req.destroy());
     req.on('error', () => resolve(false));
     req.end();

@@ -19,3 +19,13 @@ export {
 } from './kernel.js';
 export { installGlobalsGuard, isGuardInstalled, nondeterministicGlobalError, type GlobalsGuard } from './nondeterminism_guard.js';
 export { TraceRecorder } from './trace.js';
+export {
+  builtinScenarioDir,
+  builtinScenarioPath,
+  hostFileExists,
+  hostGitCommit,
+  hostNodeVersion,
+  hostWallClockMs,
+  listBuiltinScenarios,
+  readHostTextFile,
+} from './host.js';

@@ -55,7 +55,8 @@ export interface NetworkStats {
  */
 export class SimNetwork {
   private readonly endpoints = new Map<string, NetworkEndpoint>();
-  private readonly blockedLinks = new Set<string>();
+  /** Cut links by the partition that cut them, so one partition can heal while others stay. */
+  private readonly partitions = new Map<string, Set<string>>();
   private latencyMultiplier = 1;
   private readonly counters: NetworkStats = { sent: 0, lost: 0, duplicated: 0, blocked: 0 };
 
@@ -90,24 +91,39 @@ export class SimNetwork {
   // ---- faults ----
 
   /** Cuts every link between nodes of different groups (both directions). */
-  partition(groups: ReadonlyArray<readonly string[]>): void {
+  partition(groups: ReadonlyArray<readonly string[]>, id = 'partition'): void {
+    const links = this.linksOf(id);
     for (let i = 0; i < groups.length; i++) {
       for (let j = 0; j < groups.length; j++) {
         if (i === j) continue;
-        for (const a of groups[i]!) for (const b of groups[j]!) this.blockedLinks.add(linkKey(a, b));
+        for (const a of groups[i]!) for (const b of groups[j]!) if (a !== b) links.add(linkKey(a, b));
       }
     }
   }
 
   /** Cuts the link from `from` to `to` only: messages the other way still pass. */
-  partitionOneWay(from: string, to: string): void {
-    this.blockedLinks.add(linkKey(from, to));
+  partitionOneWay(from: string, to: string, id = 'partition'): void {
+    this.linksOf(id).add(linkKey(from, to));
+  }
+
+  /** Restores the links one partition cut (others stay cut). */
+  healPartition(id: string): void {
+    this.partitions.delete(id);
   }
 
   /** Restores every link and normal latency. */
   heal(): void {
-    this.blockedLinks.clear();
+    this.partitions.clear();
     this.latencyMultiplier = 1;
+  }
+
+  private linksOf(id: string): Set<string> {
+    let links = this.partitions.get(id);
+    if (links === undefined) {
+      links = new Set();
+      this.partitions.set(id, links);
+    }
+    return links;
   }
 
   /** Multiplies every latency drawn from now on (a latency spike); `heal` resets it. */
@@ -121,11 +137,17 @@ export class SimNetwork {
   }
 
   isBlocked(from: string, to: string): boolean {
-    return this.blockedLinks.has(linkKey(from, to));
+    if (this.partitions.size === 0) return false;
+    const key = linkKey(from, to);
+    for (const links of this.partitions.values()) if (links.has(key)) return true;
+    return false;
   }
 
+  /** Currently cut links (`from->to`), sorted. */
   blockedLinkList(): string[] {
-    return [...this.blockedLinks].sort();
+    const all = new Set<string>();
+    for (const links of this.partitions.values()) for (const l of links) all.add(l);
+    return [...all].sort();
   }
 
   /** One latency draw for a service round trip leg (no loss): used by object store, KV, cache clients. */

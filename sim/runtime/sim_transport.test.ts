@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { RpcError, jsonBody, parseJsonBody, type Env, type RpcResponse } from '../../src/runtime/index.js';
 import type { SimProcess } from '../cluster/index.js';
 import { createTestWorld, type TestWorld } from '../testing/index.js';
+import type { SimRuntimeConfig } from './sim_services.js';
 
 const EMPTY = { body: new Uint8Array(0), contentType: 'application/json' };
 
@@ -36,7 +37,7 @@ interface CallResult {
   at: number;
 }
 
-async function world(configure?: Parameters<typeof createTestWorld>[0]['configure']) {
+async function world(configure?: (config: SimRuntimeConfig) => void) {
   const w = createTestWorld({ seed: 'net', ...(configure === undefined ? {} : { configure }) });
   const handled: Record<string, string[]> = { a: [], b: [] };
   w.cluster.addNode('a', (env) => serverProcess(env, handled.a!));

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../runtime/testing/index.js';
-import { CapturingLogger } from '../server/testing.js';
+import { CapturingLogger } from '../runtime/testing/index.js';
 import {
   ModuleDependencyError,
   type ModuleDefinition,

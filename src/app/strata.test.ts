@@ -17,7 +17,7 @@ import {
 import { MemoryKV, MemoryKVStore } from '../runtime/memory/index.js';
 import { NodeProfiler, PprofCodec, listenHttp } from '../runtime/real/index.js';
 import { ManualClock } from '../runtime/testing/index.js';
-import { CapturingLogger } from '../server/testing.js';
+import { CapturingLogger } from '../runtime/testing/index.js';
 import { ModuleStartError } from './module_manager.js';
 import { ALL_COMPONENTS } from './modules.js';
 import { Strata, startStrata } from './strata.js';

@@ -34,7 +34,7 @@ const PENDING: Readonly<Record<string, string>> = {
 /** Returns the exit code, or undefined when the command keeps running and sets it itself. */
 export async function runCli(argv: readonly string[], io: CliIO): Promise<number> {
   const [first, ...rest] = argv;
-  if (first === undefined || first.startsWith('-') && !isHelp(first)) {
+  if (first === undefined || (first.startsWith('-') && !isHelp(first))) {
     return runServe([...argv], io);
   }
   if (isHelp(first) || first === 'help') {

@@ -7,13 +7,11 @@ import {
   type FileStat,
   type FileSystem,
   FileSystemError,
-  type Logger,
-  type LogFields,
-  type LogLevel,
   type MetricsRegistry,
   newMetricsRegistry,
   type Timer,
 } from '../runtime/index.js';
+import { CapturingLogger, type CapturedLine } from '../runtime/testing/index.js';
 import { RuntimeConfigManager } from './manager.js';
 import { Overrides } from './overrides.js';
 import type { RuntimeConfig } from './runtime_config.js';
@@ -155,41 +153,11 @@ class MemoryFileSystem implements FileSystem {
   }
 }
 
-interface LogLine {
-  level: LogLevel;
-  msg: string;
-  fields: LogFields;
-}
-
-class CapturingLogger implements Logger {
-  constructor(
-    readonly lines: LogLine[] = [],
-    private readonly bindings: LogFields = {},
-  ) {}
-  debug(msg: string, fields?: LogFields): void {
-    this.add('debug', msg, fields);
-  }
-  info(msg: string, fields?: LogFields): void {
-    this.add('info', msg, fields);
-  }
-  warn(msg: string, fields?: LogFields): void {
-    this.add('warn', msg, fields);
-  }
-  error(msg: string, fields?: LogFields): void {
-    this.add('error', msg, fields);
-  }
-  child(bindings: LogFields): Logger {
-    return new CapturingLogger(this.lines, { ...this.bindings, ...bindings });
-  }
-  errors(): LogLine[] {
-    return this.lines.filter((l) => l.level === 'error');
-  }
-  private add(level: LogLevel, msg: string, fields: LogFields = {}): void {
-    this.lines.push({ level, msg, fields: { ...this.bindings, ...fields } });
-  }
-}
-
 // ---- helpers --------------------------------------------------------------------------------
+
+function errorLines(logger: CapturingLogger): CapturedLine[] {
+  return logger.lines.filter((l) => l.level === 'error');
+}
 
 const FILE = '/etc/strata/runtime.yaml';
 const PERIOD = 10_000;
@@ -325,7 +293,7 @@ describe('RuntimeConfigManager', () => {
     expect(await gauge(metrics, 'cortex_runtime_config_reload_failures_total')).toBe(1);
     // The hash keeps describing the config in use, not the broken file.
     expect(await hashLabels(metrics)).toEqual([sha256(RATE_100)]);
-    const errors = logger.errors();
+    const errors = errorLines(logger);
     expect(errors).toHaveLength(1);
     expect(errors[0]?.fields['file']).toBe(FILE);
     expect(String(errors[0]?.fields['err'])).toMatch(
@@ -338,7 +306,7 @@ describe('RuntimeConfigManager', () => {
     fs.files.delete(FILE);
     await clock.advance(PERIOD);
     expect(await gauge(metrics, 'cortex_runtime_config_reload_failures_total')).toBe(3);
-    expect(String(logger.errors()[2]?.fields['err'])).toMatch(/read file: ENOENT/);
+    expect(String(errorLines(logger)[2]?.fields['err'])).toMatch(/read file: ENOENT/);
     expect(overrides.ingestionRate('tenant-a')).toBe(100);
     await manager.stop();
   });
@@ -431,7 +399,7 @@ describe('RuntimeConfigManager', () => {
     await clock.advance(PERIOD);
     expect(calls).toEqual(['kept']);
     expect(await gauge(metrics, 'cortex_runtime_config_listener_errors_total')).toBe(1);
-    expect(logger.errors().map((l) => l.fields['err'])).toEqual(['listener exploded']);
+    expect(errorLines(logger).map((l) => l.fields['err'])).toEqual(['listener exploded']);
     await manager.stop();
   });
 

@@ -22,8 +22,20 @@ describe('createSeededRandom', () => {
   });
 
   it('differs across seeds', () => {
-    const a = Array.from({ length: 8 }, (() => { const s = createSeededRandom('1').stream('x'); return () => s.uint32(); })());
-    const b = Array.from({ length: 8 }, (() => { const s = createSeededRandom('2').stream('x'); return () => s.uint32(); })());
+    const a = Array.from(
+      { length: 8 },
+      (() => {
+        const s = createSeededRandom('1').stream('x');
+        return () => s.uint32();
+      })(),
+    );
+    const b = Array.from(
+      { length: 8 },
+      (() => {
+        const s = createSeededRandom('2').stream('x');
+        return () => s.uint32();
+      })(),
+    );
     expect(a).not.toEqual(b);
   });
 

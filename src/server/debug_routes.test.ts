@@ -10,7 +10,7 @@ import {
   registerDebugRoutes,
 } from './debug_routes.js';
 import { HttpServer } from './http_server.js';
-import { CapturingLogger } from './testing.js';
+import { CapturingLogger } from '../runtime/testing/index.js';
 
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {

@@ -8,7 +8,7 @@ import { HttpServer, tenantOf, writeText } from './http_server.js';
 import { registerIndexRoute } from './index_page.js';
 import { registerPrefixedRoute } from './prefixes.js';
 import { routeLabel } from './request_metrics.js';
-import { CapturingLogger } from './testing.js';
+import { CapturingLogger } from '../runtime/testing/index.js';
 
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {

@@ -13,7 +13,7 @@ import {
   registerStatusRoutes,
   type RuntimeConfigRenderMode,
 } from './status_routes.js';
-import { CapturingLogger } from './testing.js';
+import { CapturingLogger } from '../runtime/testing/index.js';
 
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {

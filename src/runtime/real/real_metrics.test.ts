@@ -19,7 +19,9 @@ describe('createRealMetricsRegistry', () => {
 describe('default metric names', () => {
   it('has no gauge ending in _total (Prometheus reserves the suffix for counters)', async () => {
     const metrics = await createRealMetricsRegistry().getMetricsAsJSON();
-    const misnamed = metrics.filter((m) => String(m.type) !== 'counter' && m.name.endsWith('_total'));
+    const misnamed = metrics.filter(
+      (m) => String(m.type) !== 'counter' && m.name.endsWith('_total'),
+    );
     expect(misnamed.map((m) => m.name)).toEqual([]);
     expect(metrics.map((m) => m.name)).toContain('nodejs_active_handles');
   });

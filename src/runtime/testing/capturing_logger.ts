@@ -34,6 +34,13 @@ export class CapturingLogger implements Logger {
     return new CapturingLogger(this.lines, { ...this.bindings, ...bindings });
   }
 
+  /** Lines at `level` (or any level) whose message contains `text`. */
+  find(text: string, level?: LogLevel): CapturedLine[] {
+    return this.lines.filter(
+      (l) => l.msg.includes(text) && (level === undefined || l.level === level),
+    );
+  }
+
   private push(level: LogLevel, msg: string, fields: LogFields | undefined): void {
     this.lines.push({ level, msg, fields: { ...this.bindings, ...fields } });
   }

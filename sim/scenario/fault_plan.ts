@@ -1,0 +1,161 @@
+import type { RandomStream } from '../../src/runtime/index.js';
+import { KV_SERVICE, OBJECT_STORE_SERVICE } from '../runtime/index.js';
+import type { FaultAction, RandomFaultProfile, Scenario, ScheduledFault } from './scenario_types.js';
+
+/** The full, resolved fault schedule of one run: explicit entries plus generated ones, by time. */
+export interface FaultPlan {
+  faults: ScheduledFault[];
+  /** When the last fault event happens (ms after the epoch); 0 without faults. */
+  quietAtMs: number;
+}
+
+/**
+ * Resolves the fault schedule for a seed. Random faults are drawn from the `faults` stream,
+ * one forked stream per fault kind, so adding, removing or retuning one kind never shifts the
+ * draws of another. Each random fault brings its own end (restart, heal of its partition,
+ * end of outage or spike) so faults stay within what the system is promised to survive.
+ */
+export function resolveFaultPlan(scenario: Scenario, faultsStream: RandomStream): FaultPlan {
+  const generated = generateRandomFaults(
+    scenario.faults,
+    scenario.nodes.map((n) => n.name),
+    faultsStream,
+  );
+  const all = [...scenario.schedule, ...generated]
+    .filter((f) => f.atMs <= scenario.durationMs)
+    .map((f, i) => ({ f, i }))
+    .sort((x, y) => x.f.atMs - y.f.atMs || x.i - y.i)
+    .map(({ f }) => f);
+  return { faults: all, quietAtMs: all.reduce((max, f) => Math.max(max, f.atMs), 0) };
+}
+
+/** Arrival times of a Poisson process with `perMinute` events per minute within [from, until). */
+function arrivals(stream: RandomStream, perMinute: number, fromMs: number, untilMs: number): number[] {
+  if (perMinute <= 0 || untilMs <= fromMs) return [];
+  const meanGapMs = 60_000 / perMinute;
+  const out: number[] = [];
+  for (let t = fromMs; ; ) {
+    t += Math.max(1, Math.round(-Math.log(1 - stream.next()) * meanGapMs));
+    if (t >= untilMs) return out;
+    out.push(t);
+  }
+}
+
+function pick<T>(stream: RandomStream, items: readonly T[]): T {
+  return items[stream.int(items.length)]!;
+}
+
+export function generateRandomFaults(profile: RandomFaultProfile, nodes: readonly string[], faults: RandomStream): ScheduledFault[] {
+  const out: ScheduledFault[] = [];
+  const { fromMs, untilMs } = profile;
+  const add = (atMs: number, action: FaultAction, kind: string): void => {
+    out.push({ atMs, action, origin: `random:${kind}` });
+  };
+
+  if (profile.crash !== undefined && profile.crash.nodes.length > 0) {
+    const s = faults.fork('crash');
+    const { nodes: targets, downForMs } = profile.crash;
+    for (const t of arrivals(s, profile.crash.perMinute, fromMs, untilMs)) {
+      const node = pick(s, targets);
+      add(t, { kind: 'crash', node }, 'crash');
+      add(t + downForMs, { kind: 'restart', node }, 'crash');
+    }
+  }
+  if (profile.powerLoss !== undefined && profile.powerLoss.nodes.length > 0) {
+    const s = faults.fork('power_loss');
+    const { nodes: targets, downForMs } = profile.powerLoss;
+    for (const t of arrivals(s, profile.powerLoss.perMinute, fromMs, untilMs)) {
+      const node = pick(s, targets);
+      add(t, { kind: 'power_loss', node }, 'power_loss');
+      add(t + downForMs, { kind: 'restart', node }, 'power_loss');
+    }
+  }
+  if (profile.partition !== undefined && nodes.length > 1) {
+    const s = faults.fork('partition');
+    arrivals(s, profile.partition.perMinute, fromMs, untilMs).forEach((t, i) => {
+      // A random non-trivial split: each node joins side A or B, at least one on each side.
+      const members = [...nodes];
+      const first = members.splice(s.int(members.length), 1);
+      const sideA = [...first];
+      const sideB: string[] = [];
+      for (const n of members) (s.next() < 0.5 ? sideA : sideB).push(n);
+      if (sideB.length === 0) sideB.push(sideA.pop()!);
+      const id = `random:partition:${i}`;
+      add(t, { kind: 'partition', groups: [sideA, sideB], id }, 'partition');
+      add(t + profile.partition!.lastsMs, { kind: 'heal_partition', id }, 'partition');
+    });
+  }
+  if (profile.partitionOneWay !== undefined && nodes.length > 1) {
+    const s = faults.fork('partition_one_way');
+    arrivals(s, profile.partitionOneWay.perMinute, fromMs, untilMs).forEach((t, i) => {
+      const from = pick(s, nodes);
+      const others = nodes.filter((n) => n !== from);
+      const to = pick(s, others);
+      const id = `random:partition_one_way:${i}`;
+      add(t, { kind: 'partition_one_way', from, to, id }, 'partition_one_way');
+      add(t + profile.partitionOneWay!.lastsMs, { kind: 'heal_partition', id }, 'partition_one_way');
+    });
+  }
+  if (profile.latencySpike !== undefined) {
+    const s = faults.fork('latency_spike');
+    for (const t of arrivals(s, profile.latencySpike.perMinute, fromMs, untilMs)) {
+      add(t, { kind: 'latency_spike', multiplier: profile.latencySpike.multiplier }, 'latency_spike');
+      add(t + profile.latencySpike.lastsMs, { kind: 'latency_spike', multiplier: 1 }, 'latency_spike');
+    }
+  }
+  if (profile.cacheWipe !== undefined) {
+    const s = faults.fork('cache_wipe');
+    for (const t of arrivals(s, profile.cacheWipe.perMinute, fromMs, untilMs)) add(t, { kind: 'cache_wipe' }, 'cache_wipe');
+  }
+  for (const [key, service] of [
+    ['kvUnavailable', KV_SERVICE],
+    ['objstoreUnavailable', OBJECT_STORE_SERVICE],
+  ] as const) {
+    const f = profile[key];
+    if (f === undefined) continue;
+    const kind = key === 'kvUnavailable' ? 'kv_unavailable' : 'objstore_unavailable';
+    const s = faults.fork(kind);
+    for (const t of arrivals(s, f.perMinute, fromMs, untilMs)) {
+      add(t, { kind: 'service_down', service }, kind);
+      add(t + f.lastsMs, { kind: 'service_up', service }, kind);
+    }
+  }
+  if (profile.clockSkew !== undefined && profile.clockSkew.nodes.length > 0) {
+    const s = faults.fork('clock_skew');
+    const { nodes: targets, maxMs } = profile.clockSkew;
+    for (const t of arrivals(s, profile.clockSkew.perMinute, fromMs, untilMs)) {
+      const node = pick(s, targets);
+      add(t, { kind: 'clock_skew', node, skewMs: Math.round((s.next() * 2 - 1) * maxMs) }, 'clock_skew');
+    }
+  }
+  return out;
+}
+
+export function describeFaultAction(a: FaultAction): string {
+  switch (a.kind) {
+    case 'partition':
+      return `partition ${a.groups.map((g) => `[${g.join(',')}]`).join(' | ')}`;
+    case 'partition_one_way':
+      return `partition one-way ${a.from} -> ${a.to}`;
+    case 'heal_partition':
+      return `heal ${a.id}`;
+    case 'heal':
+      return 'heal all (partitions, latency, services)';
+    case 'crash':
+    case 'power_loss':
+    case 'restart':
+    case 'stop':
+    case 'start':
+      return `${a.kind.replace('_', ' ')} ${a.node}`;
+    case 'latency_spike':
+      return a.multiplier === 1 ? 'latency back to normal' : `latency x${a.multiplier}`;
+    case 'clock_skew':
+      return `clock skew ${a.node} ${a.skewMs >= 0 ? '+' : ''}${a.skewMs}ms`;
+    case 'cache_wipe':
+      return 'wipe caches';
+    case 'service_down':
+      return `${a.service} unavailable`;
+    case 'service_up':
+      return `${a.service} available again`;
+  }
+}

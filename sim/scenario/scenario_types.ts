@@ -1,0 +1,73 @@
+import type { SimRuntimeConfig } from '../runtime/index.js';
+import type { CheckSpec } from '../workloads/index.js';
+
+export type { CheckResult, CheckSpec } from '../workloads/index.js';
+
+/** A fault the schedule applies at a point of virtual time. */
+export type FaultAction =
+  /** Cuts every link between the groups (names of nodes or of services `objstore`, `kv`, `cache`). */
+  | { kind: 'partition'; groups: string[][]; id: string }
+  | { kind: 'partition_one_way'; from: string; to: string; id: string }
+  /** Ends one partition (random faults heal their own). */
+  | { kind: 'heal_partition'; id: string }
+  /** Ends every partition, latency spike and service outage. */
+  | { kind: 'heal' }
+  | { kind: 'crash'; node: string }
+  | { kind: 'power_loss'; node: string }
+  | { kind: 'restart'; node: string }
+  | { kind: 'stop'; node: string }
+  | { kind: 'start'; node: string }
+  | { kind: 'latency_spike'; multiplier: number }
+  | { kind: 'clock_skew'; node: string; skewMs: number }
+  | { kind: 'cache_wipe' }
+  | { kind: 'service_down'; service: string }
+  | { kind: 'service_up'; service: string };
+
+export interface ScheduledFault {
+  /** Milliseconds after the scenario epoch. */
+  atMs: number;
+  action: FaultAction;
+  /** `schedule` for explicit entries, `random:<kind>` for generated ones. */
+  origin: string;
+}
+
+export interface NodeTopology {
+  name: string;
+  /** The workload role this node runs (e.g. `sender`). */
+  run: string;
+  clockSkewMs: number;
+}
+
+/** Rates of randomly generated faults (per minute of virtual time), drawn from the `faults` stream. */
+export interface RandomFaultProfile {
+  /** Window in which random faults start (ms after the epoch). */
+  fromMs: number;
+  untilMs: number;
+  crash?: { perMinute: number; nodes: string[]; downForMs: number };
+  powerLoss?: { perMinute: number; nodes: string[]; downForMs: number };
+  partition?: { perMinute: number; lastsMs: number };
+  partitionOneWay?: { perMinute: number; lastsMs: number };
+  latencySpike?: { perMinute: number; multiplier: number; lastsMs: number };
+  cacheWipe?: { perMinute: number };
+  kvUnavailable?: { perMinute: number; lastsMs: number };
+  objstoreUnavailable?: { perMinute: number; lastsMs: number };
+  clockSkew?: { perMinute: number; nodes: string[]; maxMs: number };
+}
+
+export interface Scenario {
+  name: string;
+  description: string;
+  /** Default seed; the CLI's --seed overrides it. */
+  seed: number;
+  epochMs: number;
+  durationMs: number;
+  nodes: NodeTopology[];
+  runtime: SimRuntimeConfig;
+  faults: RandomFaultProfile;
+  schedule: ScheduledFault[];
+  workload: { kind: string; config: unknown };
+  checks: CheckSpec[];
+  /** How to name it on a command line (builtin name or file path), for the replay command. */
+  source: string;
+}
+

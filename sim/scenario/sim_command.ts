@@ -1,0 +1,143 @@
+import { ScenarioError, formatDuration, parseDuration } from '../fields/index.js';
+import { listBuiltinScenarios } from '../kernel/index.js';
+import { loadScenario } from './load_scenario.js';
+import { reportJsonLine } from './report.js';
+import { runScenario, type RunScenarioOptions } from './run_scenario.js';
+
+export interface SimCommandIO {
+  stdout(s: string): void;
+  stderr(s: string): void;
+}
+
+export interface SimCommandDeps {
+  /** Source of the report's `commit` field (default: git). */
+  commit?: () => string;
+}
+
+const USAGE = `Usage: strata sim <scenario-file-or-builtin-name> [--seed N] [--duration D] [--quiet]
+
+Runs a deterministic simulation scenario and judges its checks. Prints the resolved plan,
+then (on failure) the failing checks, the last log lines and events, and last of all one
+JSON line with the report. Exit code 0 when every check passes, 1 when one fails, 2 on
+usage errors.
+
+  --seed N        seed of every random stream (default: the scenario's seed)
+  --duration D    run for D of virtual time instead of the scenario's duration (e.g. 90s)
+  --quiet         print only the JSON report line
+`;
+
+interface SimArgs {
+  scenario: string;
+  seed: number | undefined;
+  durationMs: number | undefined;
+  quiet: boolean;
+}
+
+class UsageError extends Error {}
+
+function parseArgs(argv: readonly string[]): SimArgs | 'help' {
+  let scenario: string | undefined;
+  let seed: number | undefined;
+  let durationMs: number | undefined;
+  let quiet = false;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const eq = arg.indexOf('=');
+    const name = arg.startsWith('-') && eq !== -1 ? arg.slice(0, eq) : arg;
+    const inline = arg.startsWith('-') && eq !== -1 ? arg.slice(eq + 1) : undefined;
+    const value = (): string => {
+      if (inline !== undefined) return inline;
+      const next = argv[++i];
+      if (next === undefined) throw new UsageError(`flag ${name} needs a value`);
+      return next;
+    };
+    switch (name) {
+      case '-h':
+      case '-help':
+      case '--help':
+        return 'help';
+      case '--seed':
+      case '-seed': {
+        const v = value();
+        if (!/^\d+$/.test(v) || !Number.isSafeInteger(Number(v))) throw new UsageError(`invalid --seed ${JSON.stringify(v)}: need a non-negative integer`);
+        seed = Number(v);
+        break;
+      }
+      case '--duration':
+      case '-duration': {
+        const v = value();
+        try {
+          durationMs = parseDuration(v, '--duration');
+        } catch (err) {
+          throw new UsageError((err as Error).message);
+        }
+        if (durationMs <= 0) throw new UsageError(`invalid --duration ${JSON.stringify(v)}: must be positive`);
+        break;
+      }
+      case '--quiet':
+      case '-quiet':
+        if (inline !== undefined) throw new UsageError('--quiet takes no value');
+        quiet = true;
+        break;
+      default:
+        if (arg.startsWith('-')) throw new UsageError(`unknown flag ${JSON.stringify(arg)}`);
+        if (scenario !== undefined) throw new UsageError(`only one scenario may be given, got ${JSON.stringify(scenario)} and ${JSON.stringify(arg)}`);
+        scenario = arg;
+    }
+  }
+  if (scenario === undefined) throw new UsageError('missing scenario: give a scenario file or a built-in name');
+  return { scenario, seed, durationMs, quiet };
+}
+
+/** `strata sim …`: returns the exit code (0 all checks pass, 1 a check failed, 2 usage error). */
+export async function runSimCommand(argv: readonly string[], io: SimCommandIO, deps: SimCommandDeps = {}): Promise<number> {
+  let args: SimArgs | 'help';
+  try {
+    args = parseArgs(argv);
+  } catch (err) {
+    io.stderr(`strata sim: ${(err as Error).message}\n\n${USAGE}${builtinsLine()}`);
+    return 2;
+  }
+  if (args === 'help') {
+    io.stdout(USAGE + builtinsLine());
+    return 0;
+  }
+  let scenario;
+  try {
+    scenario = await loadScenario(args.scenario);
+  } catch (err) {
+    if (err instanceof ScenarioError) {
+      io.stderr(`strata sim: ${err.message}\n`);
+      return 2;
+    }
+    io.stderr(`strata sim: cannot read scenario ${JSON.stringify(args.scenario)}: ${(err as Error).message}\n`);
+    return 2;
+  }
+  const { quiet } = args;
+  const opts: RunScenarioOptions = {
+    onPlan: (lines) => {
+      if (!quiet) io.stdout(lines.map((l) => `${l}\n`).join(''));
+    },
+  };
+  if (args.durationMs !== undefined) opts.durationMs = args.durationMs;
+  if (deps.commit !== undefined) opts.commit = deps.commit;
+  const report = await runScenario(scenario, args.seed ?? scenario.seed, opts);
+  if (!quiet) {
+    const out: string[] = [''];
+    out.push(`ran ${report.events} events, ${formatDuration(report.virtual_ms)} virtual in ${report.wall_ms}ms wall (x${report.virtual_wall_ratio}); ${report.details.summary}`);
+    for (const c of report.checks) out.push(`${c.verdict === 'pass' ? 'PASS' : 'FAIL'} ${c.name}: ${c.detail}`);
+    if (!report.passed) {
+      out.push('', 'last log lines:', ...report.details.logTail.slice(-60).map((l) => `  ${l}`));
+      out.push('', 'last events:', ...report.details.traceTail.slice(-30).map((l) => `  ${l}`));
+      out.push('', `replay: ${report.replay}`);
+    }
+    io.stdout(out.map((l) => `${l}\n`).join(''));
+  }
+  io.stdout(`${reportJsonLine(report)}\n`);
+  return report.passed ? 0 : 1;
+}
+
+function builtinsLine(): string {
+  const names = listBuiltinScenarios();
+  return names.length === 0 ? '' : `\nBuilt-in scenarios: ${names.join(', ')}\n`;
+}
