@@ -92,7 +92,7 @@ describe('single binary (npm start configuration)', () => {
     const html = await res.text();
     for (const m of [
       'server',
-      'runtime-config',
+      'ring',
       'overrides',
       'distributor',
       'ingester',

@@ -31,15 +31,20 @@ const PENDING: Readonly<Record<string, string>> = {
     'strata bench is not implemented yet: benchmarks arrive with the storage-engine issue (3) and later ones',
 };
 
-/** Returns the exit code, or undefined when the command keeps running and sets it itself. */
+/** Runs one `strata` invocation and resolves with its process exit code. */
 export async function runCli(argv: readonly string[], io: CliIO): Promise<number> {
   const [first, ...rest] = argv;
-  if (first === undefined || (first.startsWith('-') && !isHelp(first))) {
-    return runServe([...argv], io);
-  }
-  if (isHelp(first) || first === 'help') {
+  if (first === 'help') {
     io.stdout(USAGE);
     return 0;
+  }
+  if (first !== undefined && isHelp(first)) {
+    // `strata -help` is what Cortex users type for the flag list: give the commands first.
+    io.stdout(`${USAGE}\nFlags of serve:\n`);
+    return runServe([first], io);
+  }
+  if (first === undefined || first.startsWith('-')) {
+    return runServe([...argv], io);
   }
   switch (first) {
     case 'serve':

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { RpcError, jsonBody, type Env } from '../../../src/runtime/index.js';
 import type { SimProcess } from '../../cluster/index.js';
 import type { PingPongConfig } from './config.js';
@@ -21,6 +22,8 @@ export interface SenderDeps {
 export function pingPongSender(env: Env, config: PingPongConfig, deps: SenderDeps): SimProcess {
   const log = env.logger.child({ role: 'sender' });
   const controller = new AbortController();
+  // Every message in flight listens on this signal (its call, then its backoff sleep).
+  setMaxListeners(config.messages + 10, controller.signal);
 
   const deliver = async (id: number): Promise<void> => {
     for (let attempt = 1; !controller.signal.aborted; attempt++) {
