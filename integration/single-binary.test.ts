@@ -93,6 +93,7 @@ describe('single binary (npm start configuration)', () => {
     for (const m of [
       'server',
       'ring',
+      'runtime-config',
       'overrides',
       'distributor',
       'ingester',

@@ -23,5 +23,10 @@ export {
 } from './scenario/index.js';
 export { SimCluster, SimNode, type SimProcess, type SimProcessFactory } from './cluster/index.js';
 export { Incarnation, SimKernel, type RunOptions, type RunResult } from './kernel/index.js';
-export { SimServices, createSimNodeEnv, defaultSimRuntimeConfig, type SimRuntimeConfig } from './runtime/index.js';
+export {
+  SimServices,
+  createSimNodeEnv,
+  defaultSimRuntimeConfig,
+  type SimRuntimeConfig,
+} from './runtime/index.js';
 export { findWorkload, workloadKinds, type WorkloadDefinition } from './workloads/index.js';

@@ -1,5 +1,11 @@
 import { Incarnation, type SimKernel } from '../kernel/index.js';
-import { SimDisk, createSimNodeEnv, type PowerLossOutcome, type SimNodeEnv, type SimServices } from '../runtime/index.js';
+import {
+  SimDisk,
+  createSimNodeEnv,
+  type PowerLossOutcome,
+  type SimNodeEnv,
+  type SimServices,
+} from '../runtime/index.js';
 import type { SimProcess, SimProcessFactory } from './sim_process.js';
 
 export type NodeState = 'down' | 'up' | 'stopping';
@@ -60,7 +66,9 @@ export class SimCluster {
   addNode(name: string, factory: SimProcessFactory, opts: { skewMs?: number } = {}): SimNode {
     if (this.nodeMap.has(name)) throw new Error(`node ${name} already exists`);
     if (!/^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(name)) {
-      throw new Error(`invalid node name ${JSON.stringify(name)}: use letters, digits, '_', '.', '-'`);
+      throw new Error(
+        `invalid node name ${JSON.stringify(name)}: use letters, digits, '_', '.', '-'`,
+      );
     }
     const kernel = this.kernel;
     const node = new SimNode(name, factory, () => kernel.now(), opts.skewMs ?? 0);
@@ -70,7 +78,10 @@ export class SimCluster {
 
   node(name: string): SimNode {
     const node = this.nodeMap.get(name);
-    if (node === undefined) throw new Error(`unknown node ${JSON.stringify(name)}; nodes: ${[...this.nodeMap.keys()].join(', ')}`);
+    if (node === undefined)
+      throw new Error(
+        `unknown node ${JSON.stringify(name)}; nodes: ${[...this.nodeMap.keys()].join(', ')}`,
+      );
     return node;
   }
 
@@ -83,7 +94,11 @@ export class SimCluster {
     const node = this.node(name);
     if (node.state !== 'down') throw new Error(`cannot start ${name}: it is ${node.state}`);
     const incarnation = new Incarnation(name, ++node.incarnationNumber);
-    const env = createSimNodeEnv(this.deps.services, { owner: incarnation, disk: node.disk, skewMs: () => node.skewMs });
+    const env = createSimNodeEnv(this.deps.services, {
+      owner: incarnation,
+      disk: node.disk,
+      skewMs: () => node.skewMs,
+    });
     node.incarnation = incarnation;
     node.env = env;
     node.state = 'up';
@@ -102,7 +117,7 @@ export class SimCluster {
     try {
       started = process.start(controller.signal);
     } catch (err) {
-      started = Promise.reject(err as Error);
+      started = Promise.reject(err instanceof Error ? err : new Error(String(err)));
     }
     started.catch((err: unknown) => {
       if (incarnation.alive) this.kernel.reportError(`start of ${incarnation.toString()}`, err);
@@ -120,11 +135,16 @@ export class SimCluster {
   powerLoss(name: string): PowerLossOutcome {
     const node = this.node(name);
     if (node.state !== 'down') this.kill(node, 'power lost (simulated)');
-    const tearing = this.deps.services.config.disk.tornWrites ? this.deps.services.deps.random.stream('disk') : undefined;
+    const tearing = this.deps.services.config.disk.tornWrites
+      ? this.deps.services.deps.random.stream('disk')
+      : undefined;
     const outcome = node.disk.powerLoss(tearing);
     if (outcome.torn.length > 0 || outcome.reverted.length > 0) {
       const torn = outcome.torn.map((t) => `${t.path} kept ${t.kept}/${t.unsynced}B`).join(', ');
-      this.note(node, 'warn', 'disk lost unsynced data', { reverted: outcome.reverted.join(','), torn });
+      this.note(node, 'warn', 'disk lost unsynced data', {
+        reverted: outcome.reverted.join(','),
+        torn,
+      });
     }
     return outcome;
   }
@@ -152,7 +172,8 @@ export class SimCluster {
       this.kernel.reportError(`stop of ${incarnation.toString()}`, err);
     }
     await node.env?.transport.close();
-    if (node.incarnation === incarnation && node.state === 'stopping') this.kill(node, 'process stopped');
+    if (node.incarnation === incarnation && node.state === 'stopping')
+      this.kill(node, 'process stopped');
   }
 
   setSkew(name: string, skewMs: number): void {
@@ -168,7 +189,12 @@ export class SimCluster {
   }
 
   /** A harness line in the node's log (the process's own logger may be dead). */
-  private note(node: SimNode, level: 'info' | 'warn', msg: string, fields: Record<string, unknown> = {}): void {
+  private note(
+    node: SimNode,
+    level: 'info' | 'warn',
+    msg: string,
+    fields: Record<string, unknown> = {},
+  ): void {
     this.deps.services.logs.push({
       time: this.kernel.now(),
       node: node.name,

@@ -14,7 +14,9 @@ describe('scenario durations', () => {
   });
 
   it('rejects malformed durations naming the key and value', () => {
-    expect(() => parseDuration('10 seconds', 'schedule[2].at')).toThrow(/schedule\[2\]\.at: invalid duration "10 seconds"/);
+    expect(() => parseDuration('10 seconds', 'schedule[2].at')).toThrow(
+      /schedule\[2\]\.at: invalid duration "10 seconds"/,
+    );
     expect(() => parseDuration('5x', 'duration')).toThrow(/"5x"/);
     expect(() => parseDuration(-1, 'duration')).toThrow(/-1/);
   });

@@ -17,10 +17,16 @@ export class DurationError extends Error {
 
 export function parseDuration(value: unknown, where: string): number {
   if (typeof value === 'number') {
-    if (!Number.isFinite(value) || value < 0) throw new DurationError(`${where}: invalid duration ${value}: must be a non-negative number of milliseconds`);
+    if (!Number.isFinite(value) || value < 0)
+      throw new DurationError(
+        `${where}: invalid duration ${value}: must be a non-negative number of milliseconds`,
+      );
     return Math.round(value);
   }
-  if (typeof value !== 'string') throw new DurationError(`${where}: invalid duration ${JSON.stringify(value)}: expected a string like "30s"`);
+  if (typeof value !== 'string')
+    throw new DurationError(
+      `${where}: invalid duration ${JSON.stringify(value)}: expected a string like "30s"`,
+    );
   const text = value.trim();
   if (text === '0') return 0;
   const re = /(\d+(?:\.\d+)?)(ms|s|m|h|d|w)/gy;
@@ -32,7 +38,9 @@ export function parseDuration(value: unknown, where: string): number {
     consumed = re.lastIndex;
   }
   if (consumed === 0 || consumed !== text.length) {
-    throw new DurationError(`${where}: invalid duration ${JSON.stringify(value)}: expected e.g. "250ms", "30s", "1m30s", "2h"`);
+    throw new DurationError(
+      `${where}: invalid duration ${JSON.stringify(value)}: expected e.g. "250ms", "30s", "1m30s", "2h"`,
+    );
   }
   return Math.round(total);
 }
@@ -42,7 +50,11 @@ export function formatDuration(ms: number): string {
   if (ms === 0) return '0s';
   let rest = Math.round(ms);
   let out = '';
-  for (const [unit, size] of [['h', 3_600_000], ['m', 60_000], ['s', 1_000]] as const) {
+  for (const [unit, size] of [
+    ['h', 3_600_000],
+    ['m', 60_000],
+    ['s', 1_000],
+  ] as const) {
     if (rest >= size) {
       out += `${Math.floor(rest / size)}${unit}`;
       rest %= size;

@@ -19,7 +19,9 @@ export function readObject(value: unknown, where: string, allowed: readonly stri
   }
   for (const key of Object.keys(value)) {
     if (!allowed.includes(key)) {
-      throw new ScenarioError(`${where}: unknown key ${JSON.stringify(key)} (known: ${allowed.join(', ')})`);
+      throw new ScenarioError(
+        `${where}: unknown key ${JSON.stringify(key)} (known: ${allowed.join(', ')})`,
+      );
     }
   }
   return value as Fields;
@@ -27,7 +29,8 @@ export function readObject(value: unknown, where: string, allowed: readonly stri
 
 export function readArray(value: unknown, where: string): unknown[] {
   if (value === undefined || value === null) return [];
-  if (!Array.isArray(value)) throw new ScenarioError(`${where}: expected a list, got ${JSON.stringify(value)}`);
+  if (!Array.isArray(value))
+    throw new ScenarioError(`${where}: expected a list, got ${JSON.stringify(value)}`);
   return value;
 }
 
@@ -36,16 +39,26 @@ export function readString(value: unknown, where: string, fallback?: string): st
     if (fallback !== undefined) return fallback;
     throw new ScenarioError(`${where}: required`);
   }
-  if (typeof value !== 'string' || value === '') throw new ScenarioError(`${where}: expected a non-empty string, got ${JSON.stringify(value)}`);
+  if (typeof value !== 'string' || value === '')
+    throw new ScenarioError(`${where}: expected a non-empty string, got ${JSON.stringify(value)}`);
   return value;
 }
 
-export function readNumber(value: unknown, where: string, fallback: number, opts: { min?: number; max?: number; integer?: boolean } = {}): number {
+export function readNumber(
+  value: unknown,
+  where: string,
+  fallback: number,
+  opts: { min?: number; max?: number; integer?: boolean } = {},
+): number {
   if (value === undefined || value === null) return fallback;
-  if (typeof value !== 'number' || !Number.isFinite(value)) throw new ScenarioError(`${where}: expected a number, got ${JSON.stringify(value)}`);
-  if (opts.integer === true && !Number.isSafeInteger(value)) throw new ScenarioError(`${where}: expected an integer, got ${value}`);
-  if (opts.min !== undefined && value < opts.min) throw new ScenarioError(`${where}: must be at least ${opts.min}, got ${value}`);
-  if (opts.max !== undefined && value > opts.max) throw new ScenarioError(`${where}: must be at most ${opts.max}, got ${value}`);
+  if (typeof value !== 'number' || !Number.isFinite(value))
+    throw new ScenarioError(`${where}: expected a number, got ${JSON.stringify(value)}`);
+  if (opts.integer === true && !Number.isSafeInteger(value))
+    throw new ScenarioError(`${where}: expected an integer, got ${value}`);
+  if (opts.min !== undefined && value < opts.min)
+    throw new ScenarioError(`${where}: must be at least ${opts.min}, got ${value}`);
+  if (opts.max !== undefined && value > opts.max)
+    throw new ScenarioError(`${where}: must be at most ${opts.max}, got ${value}`);
   return value;
 }
 
@@ -55,7 +68,8 @@ export function readProbability(value: unknown, where: string, fallback: number)
 
 export function readBoolean(value: unknown, where: string, fallback: boolean): boolean {
   if (value === undefined || value === null) return fallback;
-  if (typeof value !== 'boolean') throw new ScenarioError(`${where}: expected true or false, got ${JSON.stringify(value)}`);
+  if (typeof value !== 'boolean')
+    throw new ScenarioError(`${where}: expected true or false, got ${JSON.stringify(value)}`);
   return value;
 }
 
@@ -82,7 +96,8 @@ export function readStringList(value: unknown, where: string): string[] {
  */
 export function readLatency(value: unknown, where: string, fallback: LatencySpec): LatencySpec {
   if (value === undefined || value === null) return fallback;
-  if (typeof value === 'string' || typeof value === 'number') return { distribution: 'constant', ms: readDuration(value, where) };
+  if (typeof value === 'string' || typeof value === 'number')
+    return { distribution: 'constant', ms: readDuration(value, where) };
   const o = readObject(value, where, ['distribution', 'value', 'min', 'max', 'median', 'sigma']);
   const kind = readString(o.distribution, `${where}.distribution`);
   switch (kind) {
@@ -91,7 +106,8 @@ export function readLatency(value: unknown, where: string, fallback: LatencySpec
     case 'uniform': {
       const minMs = readDuration(o.min, `${where}.min`);
       const maxMs = readDuration(o.max, `${where}.max`);
-      if (maxMs < minMs) throw new ScenarioError(`${where}: max ${maxMs}ms is below min ${minMs}ms`);
+      if (maxMs < minMs)
+        throw new ScenarioError(`${where}: max ${maxMs}ms is below min ${minMs}ms`);
       return { distribution: 'uniform', minMs, maxMs };
     }
     case 'lognormal':
@@ -102,6 +118,8 @@ export function readLatency(value: unknown, where: string, fallback: LatencySpec
         maxMs: readDuration(o.max, `${where}.max`, 60_000),
       };
     default:
-      throw new ScenarioError(`${where}.distribution: unknown distribution ${JSON.stringify(kind)} (known: constant, uniform, lognormal)`);
+      throw new ScenarioError(
+        `${where}.distribution: unknown distribution ${JSON.stringify(kind)} (known: constant, uniform, lognormal)`,
+      );
   }
 }

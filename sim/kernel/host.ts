@@ -30,7 +30,7 @@ export function readHostTextFile(path: string): string {
 
 /** The repository's `scenarios/` directory: the nearest one above this module, else under the working directory. */
 export function builtinScenarioDir(): string | undefined {
-  for (let dir = moduleDir; ; ) {
+  for (let dir = moduleDir; ;) {
     const candidate = join(dir, 'scenarios');
     if (existsSync(join(dir, 'package.json')) && existsSync(candidate)) return candidate;
     const parent = dirname(dir);
@@ -61,7 +61,11 @@ export function builtinScenarioPath(name: string): string | undefined {
 /** `git rev-parse HEAD` of the repository holding this module, or `unknown`. */
 export function hostGitCommit(): string {
   try {
-    const out = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: moduleDir, stdio: ['ignore', 'pipe', 'ignore'], timeout: 5_000 });
+    const out = execFileSync('git', ['rev-parse', 'HEAD'], {
+      cwd: moduleDir,
+      stdio: ['ignore', 'pipe', 'ignore'],
+      timeout: 5_000,
+    });
     const commit = out.toString('utf8').trim();
     return /^[0-9a-f]{7,64}$/.test(commit) ? commit : 'unknown';
   } catch {

@@ -17,7 +17,12 @@ export {
   type SimulationErrorRecord,
   type StopReason,
 } from './kernel.js';
-export { installGlobalsGuard, isGuardInstalled, nondeterministicGlobalError, type GlobalsGuard } from './nondeterminism_guard.js';
+export {
+  installGlobalsGuard,
+  isGuardInstalled,
+  nondeterministicGlobalError,
+  type GlobalsGuard,
+} from './nondeterminism_guard.js';
 export { TraceRecorder } from './trace.js';
 export {
   builtinScenarioDir,

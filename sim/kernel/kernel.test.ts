@@ -8,7 +8,10 @@ import { isGuardInstalled } from './nondeterminism_guard.js';
 const EPOCH = Date.UTC(2026, 0, 1);
 
 function kernel(seed = '1'): SimKernel {
-  return new SimKernel({ epochMs: EPOCH, scheduling: createSeededRandom(seed).stream('scheduling') });
+  return new SimKernel({
+    epochMs: EPOCH,
+    scheduling: createSeededRandom(seed).stream('scheduling'),
+  });
 }
 
 describe('SimKernel', () => {
@@ -43,7 +46,8 @@ describe('SimKernel', () => {
     const orderFor = async (seed: string): Promise<number[]> => {
       const k = kernel(seed);
       const order: number[] = [];
-      for (let i = 0; i < 8; i++) k.after(100, { kind: 'tie', detail: String(i) }, () => order.push(i));
+      for (let i = 0; i < 8; i++)
+        k.after(100, { kind: 'tie', detail: String(i) }, () => order.push(i));
       await k.run();
       return order;
     };
@@ -137,7 +141,9 @@ describe('nondeterministic globals inside the simulation', () => {
         call();
       });
       await expect(k.run()).rejects.toThrow(
-        new RegExp(`nondeterministic global ${escape(name)} used inside the simulation; use the Env`),
+        new RegExp(
+          `nondeterministic global ${escape(name)} used inside the simulation; use the Env`,
+        ),
       );
       expect(isGuardInstalled()).toBe(false);
     });
@@ -162,7 +168,9 @@ describe('nondeterministic globals inside the simulation', () => {
     });
     await k.run();
     expect(converted).toBe('2026-01-01T00:00:00.000Z');
-    expect(caught).toEqual(['nondeterministic global Date.now used inside the simulation; use the Env']);
+    expect(caught).toEqual([
+      'nondeterministic global Date.now used inside the simulation; use the Env',
+    ]);
   });
 
   it('records an unhandled rejection caused by a global as a simulation error', async () => {
@@ -177,13 +185,15 @@ describe('nondeterministic globals inside the simulation', () => {
   });
 
   it('restores every global after the run, even when it fails', async () => {
+    const descriptor = (target: object, key: string): unknown =>
+      Object.getOwnPropertyDescriptor(target, key)?.value;
     const before = {
-      now: Date.now,
+      now: descriptor(Date, 'now'),
       date: Date,
-      random: Math.random,
-      setTimeout: globalThis.setTimeout,
-      nextTick: process.nextTick,
-      uuid: globalThis.crypto.randomUUID,
+      random: descriptor(Math, 'random'),
+      setTimeout: descriptor(globalThis, 'setTimeout'),
+      nextTick: descriptor(process, 'nextTick'),
+      uuid: Object.getOwnPropertyDescriptor(globalThis.crypto, 'randomUUID'),
     };
     const k = kernel();
     k.after(1, { kind: 'boom' }, () => {
@@ -191,11 +201,12 @@ describe('nondeterministic globals inside the simulation', () => {
     });
     await expect(k.run()).rejects.toThrow(/boom/);
     expect(Date).toBe(before.date);
-    expect(Date.now).toBe(before.now);
-    expect(Math.random).toBe(before.random);
-    expect(globalThis.setTimeout).toBe(before.setTimeout);
-    expect(process.nextTick).toBe(before.nextTick);
-    expect(globalThis.crypto.randomUUID).toBe(before.uuid);
+    expect(descriptor(Date, 'now')).toBe(before.now);
+    expect(descriptor(Math, 'random')).toBe(before.random);
+    expect(descriptor(globalThis, 'setTimeout')).toBe(before.setTimeout);
+    expect(descriptor(process, 'nextTick')).toBe(before.nextTick);
+    // randomUUID lives on Crypto.prototype; the guard's own property must be gone again.
+    expect(Object.getOwnPropertyDescriptor(globalThis.crypto, 'randomUUID')).toBe(before.uuid);
     expect(typeof Date.now()).toBe('number');
     expect(importedRandomBytes(4)).toHaveLength(4);
     expect(typeof Math.random()).toBe('number');

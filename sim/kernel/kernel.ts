@@ -103,7 +103,9 @@ export class SimKernel {
 
   constructor(config: SimKernelConfig) {
     if (!Number.isSafeInteger(config.epochMs)) {
-      throw new RangeError(`kernel epoch must be an integer number of milliseconds, got ${config.epochMs}`);
+      throw new RangeError(
+        `kernel epoch must be an integer number of milliseconds, got ${config.epochMs}`,
+      );
     }
     this.time = config.epochMs;
     this.scheduling = config.scheduling;
@@ -117,7 +119,8 @@ export class SimKernel {
 
   /** Schedules `fn` at absolute virtual time `time` (clamped to now: the past is not reachable). */
   at(time: number, opts: ScheduleOptions, fn: () => void): ScheduledEvent {
-    if (!Number.isFinite(time)) throw new RangeError(`cannot schedule ${opts.kind} at non-finite time ${time}`);
+    if (!Number.isFinite(time))
+      throw new RangeError(`cannot schedule ${opts.kind} at non-finite time ${time}`);
     const event: KernelEvent = {
       time: Math.max(this.time, Math.ceil(time)),
       tieBreak: this.scheduling.uint32(),
@@ -144,7 +147,8 @@ export class SimKernel {
 
   /** Schedules `fn` after `delayMs` virtual milliseconds (negative delays count as 0). */
   after(delayMs: number, opts: ScheduleOptions, fn: () => void): ScheduledEvent {
-    if (!Number.isFinite(delayMs)) throw new RangeError(`cannot schedule ${opts.kind} after non-finite delay ${delayMs}`);
+    if (!Number.isFinite(delayMs))
+      throw new RangeError(`cannot schedule ${opts.kind} after non-finite delay ${delayMs}`);
     return this.at(this.time + Math.max(0, delayMs), opts, fn);
   }
 
@@ -193,11 +197,12 @@ export class SimKernel {
     if (this.running) throw new Error('SimKernel.run() is already running; await the first call');
     this.running = true;
     const guard = installGlobalsGuard(() => this.simulatedContext.getStore() === this);
-    const onUnhandled = (reason: unknown): void => this.reportError('unhandled promise rejection', reason);
+    const onUnhandled = (reason: unknown): void =>
+      this.reportError('unhandled promise rejection', reason);
     process.on('unhandledRejection', onUnhandled);
     const wallStart = wallClock.now();
     const executedBefore = this.executed;
-    let reason: StopReason = 'idle';
+    let reason: StopReason;
     try {
       for (;;) {
         if (opts.stopWhen?.() === true) {
@@ -245,14 +250,26 @@ export class SimKernel {
         } catch (err) {
           const where = next.owner === undefined ? '' : ` on ${next.owner.toString()}`;
           const message = err instanceof Error ? err.message : String(err);
-          throw new Error(`simulation event ${next.kind}${where} at t=${next.time} threw: ${message}`, { cause: err });
+          throw new Error(
+            `simulation event ${next.kind}${where} at t=${next.time} threw: ${message}`,
+            { cause: err },
+          );
         }
         await new Promise<void>((resolve) => realSetImmediate(resolve));
       }
-      if (opts.until !== undefined && (reason === 'until' || reason === 'idle') && this.time < opts.until) {
+      if (
+        opts.until !== undefined &&
+        (reason === 'until' || reason === 'idle') &&
+        this.time < opts.until
+      ) {
         this.time = opts.until;
       }
-      return { reason, time: this.time, eventsExecuted: this.executed - executedBefore, wallMs: wallClock.now() - wallStart };
+      return {
+        reason,
+        time: this.time,
+        eventsExecuted: this.executed - executedBefore,
+        wallMs: wallClock.now() - wallStart,
+      };
     } finally {
       this.wallTotal += wallClock.now() - wallStart;
       process.off('unhandledRejection', onUnhandled);

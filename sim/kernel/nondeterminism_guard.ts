@@ -69,14 +69,21 @@ export function isGuardInstalled(): boolean {
  */
 export function installGlobalsGuard(isSimulatedCode: () => boolean): GlobalsGuard {
   if (isGuardInstalled()) {
-    throw new Error('a simulation is already running in this process; simulations cannot be nested or run concurrently');
+    throw new Error(
+      'a simulation is already running in this process; simulations cannot be nested or run concurrently',
+    );
   }
   const saved: SavedProperty[] = [];
   const patchWith = (target: object, key: PropertyKey, value: unknown): void => {
     const own = Object.getOwnPropertyDescriptor(target, key);
     if (own !== undefined && !own.configurable && !own.writable) return;
     saved.push({ target, key, own });
-    Object.defineProperty(target, key, { value, writable: true, configurable: true, enumerable: own?.enumerable ?? false });
+    Object.defineProperty(target, key, {
+      value,
+      writable: true,
+      configurable: true,
+      enumerable: own?.enumerable ?? false,
+    });
   };
   const patch = (target: object, key: string, what: string): void => {
     const original = (target as Record<string, unknown>)[key];
@@ -87,7 +94,8 @@ export function installGlobalsGuard(isSimulatedCode: () => boolean): GlobalsGuar
     // Math.random first: isGuardInstalled() looks at it.
     patch(Math, 'random', 'Math.random');
     patchWith(globalThis, 'Date', guardedDate(Date, isSimulatedCode));
-    for (const name of ['setTimeout', 'setInterval', 'setImmediate', 'queueMicrotask']) patch(globalThis, name, name);
+    for (const name of ['setTimeout', 'setInterval', 'setImmediate', 'queueMicrotask'])
+      patch(globalThis, name, name);
     patch(process, 'nextTick', 'process.nextTick');
 
     const webCrypto = globalThis.crypto as object | undefined;
@@ -96,13 +104,25 @@ export function installGlobalsGuard(isSimulatedCode: () => boolean): GlobalsGuar
       patch(webCrypto, 'getRandomValues', 'crypto.getRandomValues');
     }
     const nodeCrypto = requireBuiltin('node:crypto') as Record<string, unknown>;
-    for (const name of ['randomBytes', 'randomUUID', 'randomInt', 'randomFill', 'randomFillSync', 'getRandomValues', 'pseudoRandomBytes', 'prng', 'rng']) {
+    for (const name of [
+      'randomBytes',
+      'randomUUID',
+      'randomInt',
+      'randomFill',
+      'randomFillSync',
+      'getRandomValues',
+      'pseudoRandomBytes',
+      'prng',
+      'rng',
+    ]) {
       if (typeof nodeCrypto[name] === 'function') patch(nodeCrypto, name, `crypto.${name}`);
     }
     const timers = requireBuiltin('node:timers') as Record<string, unknown>;
-    for (const name of ['setTimeout', 'setInterval', 'setImmediate']) patch(timers, name, `timers.${name}`);
+    for (const name of ['setTimeout', 'setInterval', 'setImmediate'])
+      patch(timers, name, `timers.${name}`);
     const timersPromises = requireBuiltin('node:timers/promises') as Record<string, unknown>;
-    for (const name of ['setTimeout', 'setInterval', 'setImmediate']) patch(timersPromises, name, `timers/promises.${name}`);
+    for (const name of ['setTimeout', 'setInterval', 'setImmediate'])
+      patch(timersPromises, name, `timers/promises.${name}`);
     syncBuiltinESMExports();
   } catch (err) {
     restoreAll(saved);
@@ -140,7 +160,11 @@ function guardedDate(realDate: DateConstructor, isSimulatedCode: () => boolean):
     },
     construct(target, args, newTarget): object {
       if (args.length === 0 && isSimulatedCode()) throw nondeterministicGlobalError('new Date()');
-      return Reflect.construct(target, args, newTarget === guardedCtor ? target : newTarget) as object;
+      return Reflect.construct(
+        target,
+        args,
+        newTarget === guardedCtor ? target : newTarget,
+      ) as object;
     },
     get(target, key, receiver): unknown {
       if (key === 'now') return now;

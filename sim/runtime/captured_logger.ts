@@ -88,7 +88,10 @@ export class CapturedLogger implements Logger {
   }
 
   child(bindings: LogFields): Logger {
-    return new CapturedLogger({ ...this.config, bindings: { ...this.config.bindings, ...bindings } }, this.deps);
+    return new CapturedLogger(
+      { ...this.config, bindings: { ...this.config.bindings, ...bindings } },
+      this.deps,
+    );
   }
 
   private write(level: LogLevel, msg: string, fields: LogFields | undefined): void {

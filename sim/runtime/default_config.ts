@@ -25,6 +25,10 @@ export function defaultSimRuntimeConfig(): SimRuntimeConfig {
       burst: 100,
     },
     kv: { latency: { distribution: 'uniform', minMs: 1, maxMs: 5 }, errorRate: 0 },
-    cache: { latency: { distribution: 'uniform', minMs: 0, maxMs: 2 }, errorRate: 0, maxSizeBytes: 64 * 1024 * 1024 },
+    cache: {
+      latency: { distribution: 'uniform', minMs: 0, maxMs: 2 },
+      errorRate: 0,
+      maxSizeBytes: 64 * 1024 * 1024,
+    },
   };
 }

@@ -8,14 +8,29 @@
  */
 export { CapturedLogger, LogSink, formatLogLine, type LogLine } from './captured_logger.js';
 export { describeLatency, sampleLatency, validateLatency, type LatencySpec } from './latency.js';
-export { ServiceHealth, ServiceLink, type ServiceLinkConfig, type ServiceLinkDeps } from './service_call.js';
+export {
+  ServiceHealth,
+  ServiceLink,
+  type ServiceLinkConfig,
+  type ServiceLinkDeps,
+} from './service_call.js';
 export { SimBucket, SimObjectStore, type SimObjectStoreConfig } from './sim_bucket.js';
 export { SimCache, SimCacheServer, type SimCacheServerConfig } from './sim_cache.js';
 export { SimClock, type SimClockConfig, type SimClockDeps } from './sim_clock.js';
-export { SimDisk, type DiskDir, type DiskFile, type DiskNode, type PowerLossOutcome } from './sim_disk.js';
+export {
+  SimDisk,
+  type DiskDir,
+  type DiskFile,
+  type DiskNode,
+  type PowerLossOutcome,
+} from './sim_disk.js';
 export { defaultSimRuntimeConfig } from './default_config.js';
 export { createSimNodeEnv, type SimNodeEnv, type SimNodeEnvOptions } from './sim_env.js';
-export { SimFileSystem, type SimFileSystemConfig, type SimFileSystemDeps } from './sim_filesystem.js';
+export {
+  SimFileSystem,
+  type SimFileSystemConfig,
+  type SimFileSystemDeps,
+} from './sim_filesystem.js';
 export { SimKV, type SimKVConfig, type SimKVDeps } from './sim_kv.js';
 export {
   SimNetwork,

@@ -12,7 +12,8 @@ export type LatencySpec =
 
 export function validateLatency(spec: LatencySpec, where: string): void {
   const nonNegative = (name: string, v: number): void => {
-    if (!Number.isFinite(v) || v < 0) throw new RangeError(`${where}: ${name} must be a non-negative number, got ${v}`);
+    if (!Number.isFinite(v) || v < 0)
+      throw new RangeError(`${where}: ${name} must be a non-negative number, got ${v}`);
   };
   switch (spec.distribution) {
     case 'constant':
@@ -21,7 +22,8 @@ export function validateLatency(spec: LatencySpec, where: string): void {
     case 'uniform':
       nonNegative('min', spec.minMs);
       nonNegative('max', spec.maxMs);
-      if (spec.maxMs < spec.minMs) throw new RangeError(`${where}: max ${spec.maxMs}ms is below min ${spec.minMs}ms`);
+      if (spec.maxMs < spec.minMs)
+        throw new RangeError(`${where}: max ${spec.maxMs}ms is below min ${spec.minMs}ms`);
       return;
     case 'lognormal':
       nonNegative('median', spec.medianMs);

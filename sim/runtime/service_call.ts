@@ -2,6 +2,7 @@ import { RpcError, type RandomStream } from '../../src/runtime/index.js';
 import type { Incarnation, SimKernel } from '../kernel/index.js';
 import { sampleLatency, type LatencySpec } from './latency.js';
 import type { SimNetwork } from './sim_network.js';
+import { toError } from './to_error.js';
 
 /** Health of the shared services the nodes reach over the network (object store, KV, cache). */
 export class ServiceHealth {
@@ -64,7 +65,11 @@ export class ServiceLink {
   reachable(): boolean {
     const { network, health, owner } = this.deps;
     const service = this.config.service;
-    return !health.isDown(service) && !network.isBlocked(owner.node, service) && !network.isBlocked(service, owner.node);
+    return (
+      !health.isDown(service) &&
+      !network.isBlocked(owner.node, service) &&
+      !network.isBlocked(service, owner.node)
+    );
   }
 
   /** Runs `op` on the service and resolves with its outcome at the client. */
@@ -82,22 +87,36 @@ export class ServiceLink {
       };
       kernel.after(there, { kind: `${service}.${kind}`, detail: label }, () => {
         if (!this.reachable()) {
-          answer(() => reject(new RpcError('unavailable', `${service} unreachable from ${owner.node} (${kind} ${detail})`)));
+          answer(() =>
+            reject(
+              new RpcError(
+                'unavailable',
+                `${service} unreachable from ${owner.node} (${kind} ${detail})`,
+              ),
+            ),
+          );
           return;
         }
         if (errorDraw < this.config.errorRate) {
-          answer(() => reject(new RpcError('unavailable', `${service} transient error (injected) on ${kind} ${detail}`)));
+          answer(() =>
+            reject(
+              new RpcError(
+                'unavailable',
+                `${service} transient error (injected) on ${kind} ${detail}`,
+              ),
+            ),
+          );
           return;
         }
         let result: Promise<T>;
         try {
           result = Promise.resolve(op());
         } catch (err) {
-          result = Promise.reject(err as Error);
+          result = Promise.reject(toError(err));
         }
         result.then(
           (value) => answer(() => resolve(value)),
-          (err: unknown) => answer(() => reject(err as Error)),
+          (err: unknown) => answer(() => reject(toError(err))),
         );
       });
     });

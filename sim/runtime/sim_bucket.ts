@@ -6,7 +6,7 @@ import {
   type Clock,
   type ObjectAttributes,
 } from '../../src/runtime/index.js';
-import { ServiceLink } from './service_call.js';
+import type { ServiceLink } from './service_call.js';
 
 export interface SimObjectStoreConfig {
   /** Name for logs and plans, e.g. `blocks`. */
@@ -54,7 +54,10 @@ export class SimObjectStore {
     this.tokensAt = now;
     if (this.tokens < 1) {
       this.throttled++;
-      throw new RpcError('resource_exhausted', `object store ${this.config.name} throttled ${op} ${name} (SlowDown): over ${opsPerSecond} ops/s`);
+      throw new RpcError(
+        'resource_exhausted',
+        `object store ${this.config.name} throttled ${op} ${name} (SlowDown): over ${opsPerSecond} ops/s`,
+      );
     }
     this.tokens -= 1;
   }
@@ -62,7 +65,8 @@ export class SimObjectStore {
   async upload(name: string, data: Uint8Array): Promise<void> {
     const existed = await this.memory.exists(name);
     await this.memory.upload(name, data);
-    if (!existed && this.config.listDelayMs > 0) this.listableAt.set(name, this.deps.clock.now() + this.config.listDelayMs);
+    if (!existed && this.config.listDelayMs > 0)
+      this.listableAt.set(name, this.deps.clock.now() + this.config.listDelayMs);
   }
 
   async delete(name: string): Promise<void> {
@@ -106,7 +110,12 @@ export class SimBucket implements Bucket {
   }
 
   getRange(name: string, offset: number, length: number): Promise<Uint8Array> {
-    return this.call('getRange', `${name} @${offset}+${length}`, () => this.store.memory.getRange(name, offset, length), name);
+    return this.call(
+      'getRange',
+      `${name} @${offset}+${length}`,
+      () => this.store.memory.getRange(name, offset, length),
+      name,
+    );
   }
 
   exists(name: string): Promise<boolean> {
@@ -115,7 +124,12 @@ export class SimBucket implements Bucket {
 
   upload(name: string, data: Uint8Array): Promise<void> {
     const copy = data.slice();
-    return this.call('upload', `${name} ${copy.length}B`, () => this.store.upload(name, copy), name);
+    return this.call(
+      'upload',
+      `${name} ${copy.length}B`,
+      () => this.store.upload(name, copy),
+      name,
+    );
   }
 
   delete(name: string): Promise<void> {
@@ -124,7 +138,12 @@ export class SimBucket implements Bucket {
 
   list(dir: string, opts?: { recursive?: boolean }): Promise<string[]> {
     const recursive = opts?.recursive ?? false;
-    return this.call('list', `${dir}${recursive ? ' recursive' : ''}`, () => this.store.list(dir, recursive), dir);
+    return this.call(
+      'list',
+      `${dir}${recursive ? ' recursive' : ''}`,
+      () => this.store.list(dir, recursive),
+      dir,
+    );
   }
 
   attributes(name: string): Promise<ObjectAttributes> {
@@ -137,7 +156,8 @@ export class SimBucket implements Bucket {
   }
 
   private call<T>(op: string, detail: string, run: () => Promise<T>, object = detail): Promise<T> {
-    if (this.closed) return Promise.reject(new Error(`bucket client ${this.name} is closed (${op} ${object})`));
+    if (this.closed)
+      return Promise.reject(new Error(`bucket client ${this.name} is closed (${op} ${object})`));
     return this.link.call(op, detail, () => {
       this.store.admit(op, object);
       return run();

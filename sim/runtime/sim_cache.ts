@@ -36,7 +36,10 @@ export class SimCacheServer {
   }
 
   private fresh(): MemoryCache {
-    return new MemoryCache({ name: this.config.name, maxSizeBytes: this.config.maxSizeBytes }, { clock: this.deps.clock });
+    return new MemoryCache(
+      { name: this.config.name, maxSizeBytes: this.config.maxSizeBytes },
+      { clock: this.deps.clock },
+    );
   }
 }
 
@@ -65,7 +68,9 @@ export class SimCache implements Cache {
   async getMulti(keys: readonly string[], signal?: AbortSignal): Promise<Map<string, Uint8Array>> {
     const wanted = [...keys];
     try {
-      return await this.link.call('getMulti', `${wanted.length} keys`, () => this.server.cache.getMulti(wanted, signal));
+      return await this.link.call('getMulti', `${wanted.length} keys`, () =>
+        this.server.cache.getMulti(wanted, signal),
+      );
     } catch (err) {
       if (err instanceof Error && err.name === 'AbortError') throw err;
       this.failures++;

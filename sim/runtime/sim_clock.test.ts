@@ -26,8 +26,14 @@ describe('SimClock', () => {
     const log: string[] = [];
     const controller = new AbortController();
     kernel.after(0, { kind: 't' }, () => {
-      void clock.sleep(3_600_000).then(() => log.push(`slept until +${kernel.now() - TEST_EPOCH_MS}`));
-      clock.sleep(10_000, controller.signal).catch((e: unknown) => log.push(`aborted: ${isAbortError(e)} at +${kernel.now() - TEST_EPOCH_MS}`));
+      void clock
+        .sleep(3_600_000)
+        .then(() => log.push(`slept until +${kernel.now() - TEST_EPOCH_MS}`));
+      clock
+        .sleep(10_000, controller.signal)
+        .catch((e: unknown) =>
+          log.push(`aborted: ${isAbortError(e)} at +${kernel.now() - TEST_EPOCH_MS}`),
+        );
       clock.setTimer(5, () => controller.abort());
     });
     await kernel.run();

@@ -35,18 +35,24 @@ export class SimClock implements Clock {
         event.cancel();
         reject(new AbortError());
       };
-      const event = this.deps.kernel.after(ms, { owner: this.deps.owner, kind: 'clock.sleep', detail: `${ms}ms` }, () => {
-        signal?.removeEventListener('abort', onAbort);
-        resolve();
-      });
+      const event = this.deps.kernel.after(
+        ms,
+        { owner: this.deps.owner, kind: 'clock.sleep', detail: `${ms}ms` },
+        () => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
+        },
+      );
       signal?.addEventListener('abort', onAbort, { once: true });
     });
   }
 
   setTimer(ms: number, fn: () => void): Timer {
     checkDelay('setTimer', ms);
-    const event = this.deps.kernel.after(ms, { owner: this.deps.owner, kind: 'clock.timer', detail: `${ms}ms` }, () =>
-      this.guarded('timer callback', fn),
+    const event = this.deps.kernel.after(
+      ms,
+      { owner: this.deps.owner, kind: 'clock.timer', detail: `${ms}ms` },
+      () => this.guarded('timer callback', fn),
     );
     return { cancel: () => event.cancel() };
   }
@@ -99,5 +105,6 @@ export class SimClock implements Clock {
 }
 
 function checkDelay(op: string, ms: number): void {
-  if (!Number.isFinite(ms) || ms < 0) throw new RangeError(`${op}(ms): need a non-negative finite delay, got ${ms}`);
+  if (!Number.isFinite(ms) || ms < 0)
+    throw new RangeError(`${op}(ms): need a non-negative finite delay, got ${ms}`);
 }

@@ -95,10 +95,21 @@ export class SimDisk {
   parentOf(path: string): { dir: DiskDir; name: string } {
     const parts = SimDisk.split(path);
     const name = parts.pop();
-    if (name === undefined) throw new FileSystemError('EISDIR', path, `EISDIR: the root directory has no parent: ${path}`);
+    if (name === undefined)
+      throw new FileSystemError(
+        'EISDIR',
+        path,
+        `EISDIR: the root directory has no parent: ${path}`,
+      );
     const dir = this.lookup(SimDisk.join(parts));
-    if (dir === undefined) throw new FileSystemError('ENOENT', path, `ENOENT: parent directory of ${path} does not exist`);
-    if (dir.kind !== 'dir') throw new FileSystemError('ENOTDIR', path, `ENOTDIR: parent of ${path} is a file`);
+    if (dir === undefined)
+      throw new FileSystemError(
+        'ENOENT',
+        path,
+        `ENOENT: parent directory of ${path} does not exist`,
+      );
+    if (dir.kind !== 'dir')
+      throw new FileSystemError('ENOTDIR', path, `ENOTDIR: parent of ${path} is a file`);
     return { dir, name };
   }
 
@@ -145,12 +156,22 @@ export class SimDisk {
       const last = i === parts.length - 1;
       const existing = dir.entries.get(name);
       if (existing !== undefined) {
-        if (existing.kind !== 'dir') throw new FileSystemError('ENOTDIR', path, `ENOTDIR: ${SimDisk.join(parts.slice(0, i + 1))} is a file`);
+        if (existing.kind !== 'dir')
+          throw new FileSystemError(
+            'ENOTDIR',
+            path,
+            `ENOTDIR: ${SimDisk.join(parts.slice(0, i + 1))} is a file`,
+          );
         if (last && !recursive) throw new FileSystemError('EEXIST', path);
         dir = existing;
         continue;
       }
-      if (!last && !recursive) throw new FileSystemError('ENOENT', path, `ENOENT: parent directory of ${path} does not exist`);
+      if (!last && !recursive)
+        throw new FileSystemError(
+          'ENOENT',
+          path,
+          `ENOENT: parent directory of ${path} does not exist`,
+        );
       const created = this.newDir();
       dir.entries.set(name, created);
       dir.mtimeMs = this.now();
@@ -173,17 +194,23 @@ export class SimDisk {
   rename(from: string, to: string): void {
     const src = this.parentOf(from);
     const node = src.dir.entries.get(src.name);
-    if (node === undefined) throw new FileSystemError('ENOENT', from, `ENOENT: rename source ${from} does not exist`);
+    if (node === undefined)
+      throw new FileSystemError('ENOENT', from, `ENOENT: rename source ${from} does not exist`);
     const dst = this.parentOf(to);
     if (node.kind === 'dir' && this.isAncestor(node, dst.dir)) {
-      throw new FileSystemError('EIO', to, `EINVAL: cannot move directory ${from} into itself (${to})`);
+      throw new FileSystemError(
+        'EIO',
+        to,
+        `EINVAL: cannot move directory ${from} into itself (${to})`,
+      );
     }
     const target = dst.dir.entries.get(dst.name);
     if (target === node) return;
     if (target !== undefined) {
       if (node.kind === 'file' && target.kind === 'dir') throw new FileSystemError('EISDIR', to);
       if (node.kind === 'dir' && target.kind === 'file') throw new FileSystemError('ENOTDIR', to);
-      if (target.kind === 'dir' && target.entries.size > 0) throw new FileSystemError('ENOTEMPTY', to);
+      if (target.kind === 'dir' && target.entries.size > 0)
+        throw new FileSystemError('ENOTEMPTY', to);
     }
     src.dir.entries.delete(src.name);
     dst.dir.entries.set(dst.name, node);
@@ -192,11 +219,13 @@ export class SimDisk {
 
   remove(path: string, recursive: boolean): void {
     const parts = SimDisk.split(path);
-    if (parts.length === 0) throw new FileSystemError('EIO', path, `EPERM: refusing to remove the root directory`);
+    if (parts.length === 0)
+      throw new FileSystemError('EIO', path, `EPERM: refusing to remove the root directory`);
     const { dir, name } = this.parentOf(path);
     const node = dir.entries.get(name);
     if (node === undefined) return;
-    if (node.kind === 'dir' && node.entries.size > 0 && !recursive) throw new FileSystemError('ENOTEMPTY', path);
+    if (node.kind === 'dir' && node.entries.size > 0 && !recursive)
+      throw new FileSystemError('ENOTEMPTY', path);
     dir.entries.delete(name);
     dir.mtimeMs = this.now();
   }
@@ -271,7 +300,12 @@ export class SimDisk {
     return outcome;
   }
 
-  private revertFile(file: DiskFile, path: string, tearing: RandomStream | undefined, outcome: PowerLossOutcome): void {
+  private revertFile(
+    file: DiskFile,
+    path: string,
+    tearing: RandomStream | undefined,
+    outcome: PowerLossOutcome,
+  ): void {
     const unsynced = file.size - file.durableSize;
     if (file.durableCopy === undefined && unsynced === 0) return;
     if (file.durableCopy !== undefined) {
@@ -315,11 +349,25 @@ export class SimDisk {
   // ---- helpers ----
 
   private newFile(): DiskFile {
-    return { kind: 'file', id: this.nextId++, buf: new Uint8Array(0), size: 0, durableSize: 0, durableCopy: undefined, mtimeMs: this.now() };
+    return {
+      kind: 'file',
+      id: this.nextId++,
+      buf: new Uint8Array(0),
+      size: 0,
+      durableSize: 0,
+      durableCopy: undefined,
+      mtimeMs: this.now(),
+    };
   }
 
   private newDir(): DiskDir {
-    return { kind: 'dir', id: this.nextId++, entries: new Map(), durableEntries: new Map(), mtimeMs: this.now() };
+    return {
+      kind: 'dir',
+      id: this.nextId++,
+      entries: new Map(),
+      durableEntries: new Map(),
+      mtimeMs: this.now(),
+    };
   }
 
   private preserveDurable(file: DiskFile): void {

@@ -22,7 +22,12 @@ import { SimClock } from './sim_clock.js';
 import type { SimDisk } from './sim_disk.js';
 import { SimFileSystem } from './sim_filesystem.js';
 import { SimKV } from './sim_kv.js';
-import { CACHE_SERVICE, KV_SERVICE, OBJECT_STORE_SERVICE, type SimServices } from './sim_services.js';
+import {
+  CACHE_SERVICE,
+  KV_SERVICE,
+  OBJECT_STORE_SERVICE,
+  type SimServices,
+} from './sim_services.js';
 import { SimTransport } from './sim_transport.js';
 
 export interface SimNodeEnvOptions {
@@ -66,7 +71,13 @@ export function createSimNodeEnv(services: SimServices, opts: SimNodeEnvOptions)
   const link = (service: string, stream: string, latency: ServiceLinkLatency): ServiceLink =>
     new ServiceLink(
       { service, latency: latency.latency, errorRate: latency.errorRate },
-      { kernel, network: services.network, health: services.health, owner, random: root.stream(stream) },
+      {
+        kernel,
+        network: services.network,
+        health: services.health,
+        owner,
+        random: root.stream(stream),
+      },
     );
   const config = services.config;
   return {
@@ -80,19 +91,28 @@ export function createSimNodeEnv(services: SimServices, opts: SimNodeEnvOptions)
     transport: new SimTransport({ kernel, network: services.network, owner }),
     buckets: {
       open(spec: BucketSpec): Bucket {
-        return new SimBucket(services.objectStore(spec), link(OBJECT_STORE_SERVICE, 'bucket', config.objectStore));
+        return new SimBucket(
+          services.objectStore(spec),
+          link(OBJECT_STORE_SERVICE, 'bucket', config.objectStore),
+        );
       },
     },
     kvs: {
       open(spec: KVSpec, prefix: string): KV {
-        return new SimKV({ prefix }, { kernel, store: services.kvStore(spec), link: link(KV_SERVICE, 'kv', config.kv) });
+        return new SimKV(
+          { prefix },
+          { kernel, store: services.kvStore(spec), link: link(KV_SERVICE, 'kv', config.kv) },
+        );
       },
     },
     caches: {
       open(name: string, spec: CacheSpec): Cache {
         if (spec.backend === 'inmemory') {
           // Process memory: no network, and gone with the process.
-          return new MemoryCache({ name, maxSizeBytes: spec.maxSizeBytes }, { clock, registry: metrics });
+          return new MemoryCache(
+            { name, maxSizeBytes: spec.maxSizeBytes },
+            { clock, registry: metrics },
+          );
         }
         return new SimCache(services.cacheServer(spec), link(CACHE_SERVICE, 'cache', config.cache));
       },

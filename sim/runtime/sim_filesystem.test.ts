@@ -13,7 +13,10 @@ const dec = new TextDecoder();
 /** A world with one node whose process is a script run against its Env.fs. */
 async function diskWorld(seed = 'disk') {
   const world = createTestWorld({ seed });
-  const node = world.cluster.addNode('n', () => ({ start: () => Promise.resolve(), stop: () => Promise.resolve() }));
+  const node = world.cluster.addNode('n', () => ({
+    start: () => Promise.resolve(),
+    stop: () => Promise.resolve(),
+  }));
   world.kernel.after(0, { kind: 'boot' }, () => world.cluster.start('n'));
   await world.kernel.run();
   const fsOf = (): FileSystem => node.env!.fs;
@@ -50,7 +53,10 @@ describe('SimFileSystem durability model', () => {
       w.cluster.restart('n');
     });
     await w.kernel.run();
-    const after = await w.exec(async (fs) => [dec.decode(await fs.readFile('/data/log')), dec.decode(await fs.readFile('/data/other'))]);
+    const after = await w.exec(async (fs) => [
+      dec.decode(await fs.readFile('/data/log')),
+      dec.decode(await fs.readFile('/data/other')),
+    ]);
     expect(after).toEqual(['synced\nunsynced\n', 'never synced']);
   });
 
@@ -85,7 +91,12 @@ describe('SimFileSystem durability model', () => {
       entryOnly: (await fs.readFile('/data/entry-only')).length,
       listing: await fs.readdir('/data'),
     }));
-    expect(state).toEqual({ log: 'one\n', orphan: false, entryOnly: 0, listing: ['entry-only', 'log'] });
+    expect(state).toEqual({
+      log: 'one\n',
+      orphan: false,
+      entryOnly: 0,
+      listing: ['entry-only', 'log'],
+    });
   });
 
   it('unsynced namespace changes (mkdir, rename, remove) are lost on power loss', async () => {
@@ -114,7 +125,9 @@ describe('SimFileSystem durability model', () => {
       w.cluster.restart('n');
     });
     await w.kernel.run();
-    expect(await w.exec(async (fs) => [await fs.readdir('/'), dec.decode(await fs.readFile('/b'))])).toEqual([['b'], 'A']);
+    expect(
+      await w.exec(async (fs) => [await fs.readdir('/'), dec.decode(await fs.readFile('/b'))]),
+    ).toEqual([['b'], 'A']);
   });
 
   it('power loss tears unsynced appends at a seeded point (some seeds keep a strict prefix)', async () => {
@@ -137,7 +150,11 @@ describe('SimFileSystem durability model', () => {
     }
     // Nothing kept, everything kept and partial tears all happen across seeds.
     expect(outcomes.has('durable|')).toBe(true);
-    expect([...outcomes].some((c) => c.length > 'durable|'.length && c.length < 'durable|0123456789'.length)).toBe(true);
+    expect(
+      [...outcomes].some(
+        (c) => c.length > 'durable|'.length && c.length < 'durable|0123456789'.length,
+      ),
+    ).toBe(true);
   });
 
   it('tearing is deterministic per seed', async () => {

@@ -9,6 +9,7 @@ import {
 import type { Incarnation, SimKernel } from '../kernel/index.js';
 import { sampleLatency, type LatencySpec } from './latency.js';
 import { SimDisk, type DiskFile } from './sim_disk.js';
+import { toError } from './to_error.js';
 
 export interface SimFileSystemConfig {
   /** Latency of every operation except sync (reads, writes, namespace changes). */
@@ -63,7 +64,7 @@ export class SimFileSystem implements FileSystem {
           try {
             resolve(op());
           } catch (err) {
-            reject(err as Error);
+            reject(toError(err));
           }
         },
       });
@@ -77,12 +78,16 @@ export class SimFileSystem implements FileSystem {
     if (head === undefined || this.headScheduled) return;
     this.headScheduled = true;
     const { kernel, owner } = this.deps;
-    kernel.at(Math.max(head.due, kernel.now()), { owner, kind: `fs.${head.kind}`, detail: head.detail }, () => {
-      this.headScheduled = false;
-      this.queue.shift();
-      head.execute();
-      this.scheduleHead();
-    });
+    kernel.at(
+      Math.max(head.due, kernel.now()),
+      { owner, kind: `fs.${head.kind}`, detail: head.detail },
+      () => {
+        this.headScheduled = false;
+        this.queue.shift();
+        head.execute();
+        this.scheduleHead();
+      },
+    );
   }
 
   async open(path: string, mode: OpenMode): Promise<FileHandle> {
@@ -178,7 +183,12 @@ class SimFileHandle implements FileHandle {
   write(position: number, data: Uint8Array): Promise<void> {
     const bytes = data.slice();
     return this.op('write', `${this.path} @${position}+${bytes.length}`, () => {
-      if (this.mode === 'a') throw new FileSystemError('EBADF', this.path, `EBADF: positional write on ${this.path} opened in append mode`);
+      if (this.mode === 'a')
+        throw new FileSystemError(
+          'EBADF',
+          this.path,
+          `EBADF: positional write on ${this.path} opened in append mode`,
+        );
       this.checkWritable();
       checkNonNegative('write position', position, this.path);
       this.fs.disk.write(this.file, position, bytes);
@@ -220,7 +230,12 @@ class SimFileHandle implements FileHandle {
       kind,
       detail,
       () => {
-        if (this.closed) throw new FileSystemError('EBADF', this.path, `EBADF: ${kind} on closed file ${this.path}`);
+        if (this.closed)
+          throw new FileSystemError(
+            'EBADF',
+            this.path,
+            `EBADF: ${kind} on closed file ${this.path}`,
+          );
         return fn();
       },
       sync,
@@ -228,10 +243,12 @@ class SimFileHandle implements FileHandle {
   }
 
   private checkWritable(): void {
-    if (this.mode === 'r') throw new FileSystemError('EBADF', this.path, `EBADF: ${this.path} is opened read-only`);
+    if (this.mode === 'r')
+      throw new FileSystemError('EBADF', this.path, `EBADF: ${this.path} is opened read-only`);
   }
 }
 
 function checkNonNegative(what: string, v: number, path: string): void {
-  if (!Number.isSafeInteger(v) || v < 0) throw new RangeError(`${what} must be a non-negative integer, got ${v} (${path})`);
+  if (!Number.isSafeInteger(v) || v < 0)
+    throw new RangeError(`${what} must be a non-negative integer, got ${v} (${path})`);
 }

@@ -6,6 +6,7 @@ import {
 } from '../../src/runtime/index.js';
 import type { SimKernel } from '../kernel/index.js';
 import type { ServiceLink } from './service_call.js';
+import { toError } from './to_error.js';
 
 export interface SimKVConfig {
   /** Prepended to every key; keys are reported without it. */
@@ -46,7 +47,9 @@ export class SimKV implements KV {
   }
 
   get(key: string, signal?: AbortSignal): Promise<Uint8Array | undefined> {
-    return this.call(signal, 'get', key, () => this.deps.store.read(this.prefix + key)?.value.slice());
+    return this.call(signal, 'get', key, () =>
+      this.deps.store.read(this.prefix + key)?.value.slice(),
+    );
   }
 
   list(prefix: string, signal?: AbortSignal): Promise<string[]> {
@@ -84,7 +87,11 @@ export class SimKV implements KV {
     return this.call(signal, 'delete', key, () => this.deps.store.put(this.prefix + key, null));
   }
 
-  async watchKey(key: string, signal: AbortSignal, onChange: (value: Uint8Array | undefined) => boolean): Promise<void> {
+  async watchKey(
+    key: string,
+    signal: AbortSignal,
+    onChange: (value: Uint8Array | undefined) => boolean,
+  ): Promise<void> {
     const fullKey = this.prefix + key;
     await this.watch(
       signal,
@@ -159,7 +166,10 @@ export class SimKV implements KV {
         let values: Array<[string, Uint8Array | undefined]>;
         try {
           values = await this.deps.link.call('watch', what, () =>
-            (changed ?? initialKeys()).map((k): [string, Uint8Array | undefined] => [k, this.deps.store.read(k)?.value.slice()]),
+            (changed ?? initialKeys()).map((k): [string, Uint8Array | undefined] => [
+              k,
+              this.deps.store.read(k)?.value.slice(),
+            ]),
           );
         } catch {
           // Unreachable: keep what changed and poll again later, as a real client re-polls.
@@ -187,17 +197,28 @@ export class SimKV implements KV {
         ev.cancel();
         resolve();
       };
-      const ev = this.deps.kernel.after(this.watchRetryMs, { owner: this.deps.link.owner, kind: 'kv.watch.retry' }, () => {
-        signal.removeEventListener('abort', onAbort);
-        resolve();
-      });
+      const ev = this.deps.kernel.after(
+        this.watchRetryMs,
+        { owner: this.deps.link.owner, kind: 'kv.watch.retry' },
+        () => {
+          signal.removeEventListener('abort', onAbort);
+          resolve();
+        },
+      );
       signal.addEventListener('abort', onAbort, { once: true });
     });
   }
 
-  private call<T>(signal: AbortSignal | undefined, op: string, key: string, fn: () => T): Promise<T> {
+  private call<T>(
+    signal: AbortSignal | undefined,
+    op: string,
+    key: string,
+    fn: () => T,
+  ): Promise<T> {
     if (this.closeController.signal.aborted) {
-      return Promise.reject(new Error(`kv client (prefix ${JSON.stringify(this.prefix)}) is closed`));
+      return Promise.reject(
+        new Error(`kv client (prefix ${JSON.stringify(this.prefix)}) is closed`),
+      );
     }
     if (signal?.aborted === true) return Promise.reject(new AbortError());
     const result = this.deps.link.call(op, key, fn);
@@ -212,7 +233,7 @@ export class SimKV implements KV {
         },
         (err: unknown) => {
           signal.removeEventListener('abort', onAbort);
-          reject(err as Error);
+          reject(toError(err));
         },
       );
     });

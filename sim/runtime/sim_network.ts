@@ -96,7 +96,8 @@ export class SimNetwork {
     for (let i = 0; i < groups.length; i++) {
       for (let j = 0; j < groups.length; j++) {
         if (i === j) continue;
-        for (const a of groups[i]!) for (const b of groups[j]!) if (a !== b) links.add(linkKey(a, b));
+        for (const a of groups[i]!)
+          for (const b of groups[j]!) if (a !== b) links.add(linkKey(a, b));
       }
     }
   }
@@ -128,7 +129,8 @@ export class SimNetwork {
 
   /** Multiplies every latency drawn from now on (a latency spike); `heal` resets it. */
   setLatencyMultiplier(multiplier: number): void {
-    if (!Number.isFinite(multiplier) || multiplier <= 0) throw new RangeError(`latency multiplier must be positive, got ${multiplier}`);
+    if (!Number.isFinite(multiplier) || multiplier <= 0)
+      throw new RangeError(`latency multiplier must be positive, got ${multiplier}`);
     this.latencyMultiplier = multiplier;
   }
 
@@ -162,7 +164,13 @@ export class SimNetwork {
    * in an event owned by `arrivalOwner` (the caller's incarnation for replies, so replies to
    * a dead process are dropped) or by the cluster for requests.
    */
-  transmit(from: string, to: string, label: string, arrivalOwner: Incarnation | undefined, arrive: () => void): void {
+  transmit(
+    from: string,
+    to: string,
+    label: string,
+    arrivalOwner: Incarnation | undefined,
+    arrive: () => void,
+  ): void {
     const { kernel, random } = this.deps;
     this.counters.sent++;
     const lossDraw = random.next();
@@ -180,13 +188,21 @@ export class SimNetwork {
     const copies = dupDraw < this.config.duplication ? [latency1, latency2] : [latency1];
     if (copies.length > 1) this.counters.duplicated++;
     copies.forEach((latency, copy) => {
-      kernel.after(latency, { owner: arrivalOwner, kind: 'net.arrive', detail: `${from}->${to} ${label}${copy > 0 ? ' dup' : ''}` }, () => {
-        if (this.isBlocked(from, to)) {
-          this.counters.blocked++;
-          return;
-        }
-        arrive();
-      });
+      kernel.after(
+        latency,
+        {
+          owner: arrivalOwner,
+          kind: 'net.arrive',
+          detail: `${from}->${to} ${label}${copy > 0 ? ' dup' : ''}`,
+        },
+        () => {
+          if (this.isBlocked(from, to)) {
+            this.counters.blocked++;
+            return;
+          }
+          arrive();
+        },
+      );
     });
   }
 
@@ -203,11 +219,17 @@ export class SimNetwork {
   ): void {
     this.transmit(from, to, `${request.method} ${request.label}`, undefined, () => {
       const reply = (outcome: ReplyOutcome): void => {
-        this.transmit(to, from, `reply ${request.method} ${request.label}`, callerOwner, () => onReply(outcome));
+        this.transmit(to, from, `reply ${request.method} ${request.label}`, callerOwner, () =>
+          onReply(outcome),
+        );
       };
       const endpoint = this.endpointAt(to);
       if (endpoint === undefined) {
-        reply({ ok: false, code: 'unavailable', message: `connection refused: nothing listens at ${to}` });
+        reply({
+          ok: false,
+          code: 'unavailable',
+          message: `connection refused: nothing listens at ${to}`,
+        });
         return;
       }
       endpoint.receive({ ...request, from, reply });

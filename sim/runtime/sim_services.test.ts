@@ -1,30 +1,61 @@
 import { describe, expect, it } from 'vitest';
 import { RpcError, type Bucket, type KV } from '../../src/runtime/index.js';
-import { describeBucketContract, describeCacheContract, describeKVContract } from '../../src/runtime/testing/index.js';
+import {
+  describeBucketContract,
+  describeCacheContract,
+  describeKVContract,
+} from '../../src/runtime/testing/index.js';
 import { Incarnation } from '../kernel/index.js';
 import { createTestWorld, type TestWorld } from '../testing/index.js';
 import { ServiceLink } from './service_call.js';
 import { SimBucket } from './sim_bucket.js';
 import { SimCache, SimCacheServer } from './sim_cache.js';
 import { SimKV } from './sim_kv.js';
-import { KV_SERVICE, OBJECT_STORE_SERVICE, CACHE_SERVICE, type SimRuntimeConfig } from './sim_services.js';
+import {
+  KV_SERVICE,
+  OBJECT_STORE_SERVICE,
+  CACHE_SERVICE,
+  type SimRuntimeConfig,
+} from './sim_services.js';
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
 
-function link(w: TestWorld, node: string, service: string, stream: string, c: { latency: SimRuntimeConfig['kv']['latency']; errorRate: number }): ServiceLink {
+function link(
+  w: TestWorld,
+  node: string,
+  service: string,
+  stream: string,
+  c: { latency: SimRuntimeConfig['kv']['latency']; errorRate: number },
+): ServiceLink {
   return new ServiceLink(
     { service, latency: c.latency, errorRate: c.errorRate },
-    { kernel: w.kernel, network: w.services.network, health: w.services.health, owner: new Incarnation(node, 1), random: w.random.stream(stream) },
+    {
+      kernel: w.kernel,
+      network: w.services.network,
+      health: w.services.health,
+      owner: new Incarnation(node, 1),
+      random: w.random.stream(stream),
+    },
   );
 }
 
 function bucketFor(w: TestWorld, node: string): Bucket {
-  return new SimBucket(w.services.objectStore({ backend: 'inmemory' }), link(w, node, OBJECT_STORE_SERVICE, 'bucket', w.services.config.objectStore));
+  return new SimBucket(
+    w.services.objectStore({ backend: 'inmemory' }),
+    link(w, node, OBJECT_STORE_SERVICE, 'bucket', w.services.config.objectStore),
+  );
 }
 
 function kvFor(w: TestWorld, node: string, prefix = ''): KV {
-  return new SimKV({ prefix }, { kernel: w.kernel, store: w.services.kvStore({ store: 'inmemory' }), link: link(w, node, KV_SERVICE, 'kv', w.services.config.kv) });
+  return new SimKV(
+    { prefix },
+    {
+      kernel: w.kernel,
+      store: w.services.kvStore({ store: 'inmemory' }),
+      link: link(w, node, KV_SERVICE, 'kv', w.services.config.kv),
+    },
+  );
 }
 
 /** Runs `fn` as simulated code and the kernel until idle; returns what it resolved to. */
@@ -67,11 +98,17 @@ describe('simulated object store', () => {
     });
     const bucket = bucketFor(w, 'n');
     const results = await sim(w, () =>
-      Promise.allSettled(Array.from({ length: 8 }, (_, i) => bucket.upload(`o${i}`, enc.encode('x')))),
+      Promise.allSettled(
+        Array.from({ length: 8 }, (_, i) => bucket.upload(`o${i}`, enc.encode('x'))),
+      ),
     );
     const rejected = results.filter((r) => r.status === 'rejected');
     expect(results.length - rejected.length).toBe(5);
-    expect(rejected.map((r) => ((r as PromiseRejectedResult).reason as RpcError).code)).toEqual(['resource_exhausted', 'resource_exhausted', 'resource_exhausted']);
+    expect(rejected.map((r) => (r.reason as RpcError).code)).toEqual([
+      'resource_exhausted',
+      'resource_exhausted',
+      'resource_exhausted',
+    ]);
     w.kernel.after(1_000, { kind: 'wait' }, () => {});
     await w.kernel.run();
     await sim(w, () => bucket.upload('later', enc.encode('x')));
@@ -81,13 +118,19 @@ describe('simulated object store', () => {
     const w = createTestWorld({ configure: (c) => (c.objectStore.errorRate = 0.5) });
     const bucket = bucketFor(w, 'n');
     const results = await sim(w, () =>
-      Promise.allSettled(Array.from({ length: 100 }, (_, i) => bucket.upload(`o${String(i).padStart(3, '0')}`, enc.encode('x')))),
+      Promise.allSettled(
+        Array.from({ length: 100 }, (_, i) =>
+          bucket.upload(`o${String(i).padStart(3, '0')}`, enc.encode('x')),
+        ),
+      ),
     );
     const failed = results.filter((r) => r.status === 'rejected').length;
     expect(failed).toBeGreaterThan(25);
     expect(failed).toBeLessThan(75);
     // Failed calls never reached the store.
-    const stored = await w.services.objectStore({ backend: 'inmemory' }).memory.list('', { recursive: true });
+    const stored = await w.services
+      .objectStore({ backend: 'inmemory' })
+      .memory.list('', { recursive: true });
     expect(stored).toHaveLength(100 - failed);
   });
 
@@ -101,7 +144,9 @@ describe('simulated object store', () => {
     expect((err as RpcError).code).toBe('unavailable');
     expect(await sim(w, () => fine.exists('x'))).toBe(false);
     w.services.health.setDown(OBJECT_STORE_SERVICE, true);
-    expect(((await sim(w, () => fine.exists('x')).catch((e: unknown) => e)) as RpcError).code).toBe('unavailable');
+    expect(((await sim(w, () => fine.exists('x')).catch((e: unknown) => e)) as RpcError).code).toBe(
+      'unavailable',
+    );
   });
 });
 
@@ -133,7 +178,11 @@ describe('simulated KV store', () => {
     const w = createTestWorld({ seed: 'kv-bound' });
     const kv = new SimKV(
       { prefix: '', maxCasRetries: 3 },
-      { kernel: w.kernel, store: w.services.kvStore({ store: 'inmemory' }), link: link(w, 'n', KV_SERVICE, 'kv', w.services.config.kv) },
+      {
+        kernel: w.kernel,
+        store: w.services.kvStore({ store: 'inmemory' }),
+        link: link(w, 'n', KV_SERVICE, 'kv', w.services.config.kv),
+      },
     );
     const store = w.services.kvStore({ store: 'inmemory' });
     const err = await sim(w, () =>
@@ -153,7 +202,8 @@ describe('simulated KV store', () => {
     const errors: string[] = [];
     const controller = new AbortController();
     const t0 = w.kernel.now();
-    const at = (ms: number, fn: () => void): void => void w.kernel.after(t0 + ms - w.kernel.now(), { kind: 'step' }, fn);
+    const at = (ms: number, fn: () => void): void =>
+      void w.kernel.after(t0 + ms - w.kernel.now(), { kind: 'step' }, fn);
     at(0, () => {
       void watcher.watchKey('k', controller.signal, (v) => {
         seen.push(v === undefined ? undefined : dec.decode(v));
@@ -178,10 +228,29 @@ describe('simulated KV store', () => {
 describe('simulated cache', () => {
   it('expires entries in virtual time and loses everything on wipe', async () => {
     const w = createTestWorld();
-    const server = w.services.cacheServer({ backend: 'memcached', addresses: ['m:11211'], timeoutMs: 100, maxIdleConnections: 1, maxAsyncConcurrency: 1, maxAsyncBufferSize: 1, maxGetMultiConcurrency: 1, maxGetMultiBatchSize: 1, maxItemSize: 1 << 20 });
-    const cache = new SimCache(server, link(w, 'n', CACHE_SERVICE, 'cache', w.services.config.cache));
+    const server = w.services.cacheServer({
+      backend: 'memcached',
+      addresses: ['m:11211'],
+      timeoutMs: 100,
+      maxIdleConnections: 1,
+      maxAsyncConcurrency: 1,
+      maxAsyncBufferSize: 1,
+      maxGetMultiConcurrency: 1,
+      maxGetMultiBatchSize: 1,
+      maxItemSize: 1 << 20,
+    });
+    const cache = new SimCache(
+      server,
+      link(w, 'n', CACHE_SERVICE, 'cache', w.services.config.cache),
+    );
     await sim(w, async () => {
-      cache.setMulti(new Map([['a', enc.encode('1')], ['b', enc.encode('2')]]), 60_000);
+      cache.setMulti(
+        new Map([
+          ['a', enc.encode('1')],
+          ['b', enc.encode('2')],
+        ]),
+        60_000,
+      );
       await cache.flush();
     });
     expect([...(await sim(w, () => cache.getMulti(['a', 'b', 'c']))).keys()]).toEqual(['a', 'b']);
@@ -199,7 +268,10 @@ describe('simulated cache', () => {
   it('turns an unreachable server into misses and dropped stores, never errors', async () => {
     const w = createTestWorld();
     const server = w.services.cacheServer({ backend: 'inmemory', maxSizeBytes: 1 << 20 });
-    const cache = new SimCache(server, link(w, 'n', CACHE_SERVICE, 'cache', w.services.config.cache));
+    const cache = new SimCache(
+      server,
+      link(w, 'n', CACHE_SERVICE, 'cache', w.services.config.cache),
+    );
     w.services.health.setDown(CACHE_SERVICE, true);
     await sim(w, async () => {
       cache.setMulti(new Map([['a', enc.encode('1')]]), 0);
@@ -230,7 +302,14 @@ describeKVContract('simulated KV', () => {
 describeCacheContract('simulated cache server', ({ clock, maxSizeBytes }) => {
   const w = createTestWorld({ seed: 'cache-contract' });
   const server = new SimCacheServer({ name: 'contract', maxSizeBytes }, { clock });
-  const cache = new SimCache(server, link(w, 'client', CACHE_SERVICE, 'cache', w.services.config.cache));
+  const cache = new SimCache(
+    server,
+    link(w, 'client', CACHE_SERVICE, 'cache', w.services.config.cache),
+  );
   const background = w.kernel.runInBackground();
-  return Promise.resolve({ cache, flush: () => cache.flush(), cleanup: async () => void (await background.stop()) });
+  return Promise.resolve({
+    cache,
+    flush: () => cache.flush(),
+    cleanup: async () => void (await background.stop()),
+  });
 });

@@ -58,11 +58,15 @@ export class SimServices {
     readonly config: SimRuntimeConfig,
     readonly deps: { kernel: SimKernel; random: Random },
   ) {
-    this.network = new SimNetwork(config.network, { kernel: deps.kernel, random: deps.random.stream('network') });
+    this.network = new SimNetwork(config.network, {
+      kernel: deps.kernel,
+      random: deps.random.stream('network'),
+    });
     const kernel = deps.kernel;
     this.clock = {
       now: () => kernel.now(),
-      sleep: () => Promise.reject(new Error('the cluster clock only tells time; sleep on a node clock')),
+      sleep: () =>
+        Promise.reject(new Error('the cluster clock only tells time; sleep on a node clock')),
       setTimer: () => {
         throw new Error('the cluster clock only tells time; use a node clock for timers');
       },
@@ -104,7 +108,10 @@ export class SimServices {
     const key = spec.backend === 'memcached' ? `memcached:${spec.addresses.join(',')}` : 'inmemory';
     let server = this.cacheServers.get(key);
     if (server === undefined) {
-      server = new SimCacheServer({ name: key, maxSizeBytes: this.config.cache.maxSizeBytes }, { clock: this.clock });
+      server = new SimCacheServer(
+        { name: key, maxSizeBytes: this.config.cache.maxSizeBytes },
+        { clock: this.clock },
+      );
       this.cacheServers.set(key, server);
     }
     return server;

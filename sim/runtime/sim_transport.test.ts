@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { RpcError, jsonBody, parseJsonBody, type Env, type RpcResponse } from '../../src/runtime/index.js';
+import {
+  RpcError,
+  jsonBody,
+  parseJsonBody,
+  type Env,
+  type RpcResponse,
+} from '../../src/runtime/index.js';
 import type { SimProcess } from '../cluster/index.js';
 import { createTestWorld, type TestWorld } from '../testing/index.js';
 import type { SimRuntimeConfig } from './sim_services.js';
@@ -12,9 +18,17 @@ function serverProcess(env: Env, handled: string[]): SimProcess {
     async start() {
       env.transport.handle('echo', (req) => {
         handled.push(`echo ${parseJsonBody<{ n: number }>(req).n}`);
-        return Promise.resolve(jsonBody({ from: env.nodeName, n: parseJsonBody<{ n: number }>(req).n, h: req.headers?.['x-scope-orgid'] }));
+        return Promise.resolve(
+          jsonBody({
+            from: env.nodeName,
+            n: parseJsonBody<{ n: number }>(req).n,
+            h: req.headers?.['x-scope-orgid'],
+          }),
+        );
       });
-      env.transport.handle('fail', () => Promise.reject(new RpcError('resource_exhausted', 'too many')));
+      env.transport.handle('fail', () =>
+        Promise.reject(new RpcError('resource_exhausted', 'too many')),
+      );
       env.transport.handle('boom', () => Promise.reject(new Error('handler exploded')));
       env.transport.handle('slow', async () => {
         handled.push('slow started');
@@ -45,21 +59,41 @@ async function world(configure?: (config: SimRuntimeConfig) => void) {
   w.cluster.addNode('c', idle);
   w.kernel.after(0, { kind: 'boot' }, () => ['a', 'b', 'c'].forEach((n) => w.cluster.start(n)));
   await w.kernel.run();
-  return { ...w, handled, call: (from: string, to: string, method: string, n = 0, timeoutMs?: number) => call(w, from, to, method, n, timeoutMs) };
+  return {
+    ...w,
+    handled,
+    call: (from: string, to: string, method: string, n = 0, timeoutMs?: number) =>
+      call(w, from, to, method, n, timeoutMs),
+  };
 }
 
 /** Issues a call from `from`'s current process and records its outcome and virtual completion time. */
-function call(w: TestWorld, from: string, to: string, method: string, n: number, timeoutMs?: number): CallResult[] {
+function call(
+  w: TestWorld,
+  from: string,
+  to: string,
+  method: string,
+  n: number,
+  timeoutMs?: number,
+): CallResult[] {
   const out: CallResult[] = [];
   w.kernel.after(0, { kind: 'test.call' }, () => {
     const env = w.cluster.node(from).env!;
     const start = w.kernel.now();
     env.transport
-      .call(to, { method, ...jsonBody({ n }), headers: { 'x-scope-orgid': 'tenant-1' } }, timeoutMs === undefined ? {} : { timeoutMs })
+      .call(
+        to,
+        { method, ...jsonBody({ n }), headers: { 'x-scope-orgid': 'tenant-1' } },
+        timeoutMs === undefined ? {} : { timeoutMs },
+      )
       .then(
         (res: RpcResponse) => out.push({ ok: parseJsonBody(res), at: w.kernel.now() - start }),
         (err: unknown) =>
-          out.push({ code: (err as RpcError).code, message: (err as Error).message, at: w.kernel.now() - start }),
+          out.push({
+            code: (err as RpcError).code,
+            message: (err as Error).message,
+            at: w.kernel.now() - start,
+          }),
       );
   });
   return out;
@@ -110,7 +144,9 @@ describe('SimTransport', () => {
     w.kernel.after(0, { kind: 't' }, () => {
       const env = w.cluster.node('a').env!;
       const controller = new AbortController();
-      env.transport.call('b', { method: 'slow', ...EMPTY }, { signal: controller.signal }).catch((e: unknown) => out.push((e as RpcError).code));
+      env.transport
+        .call('b', { method: 'slow', ...EMPTY }, { signal: controller.signal })
+        .catch((e: unknown) => out.push((e as RpcError).code));
       env.clock.setTimer(100, () => controller.abort());
     });
     await w.kernel.run();

@@ -54,12 +54,14 @@ export class SimTransport implements Transport, NetworkEndpoint {
   }
 
   handle(method: string, handler: RpcHandler): void {
-    if (this.handlers.has(method)) throw new Error(`handler for ${method} is already registered on ${this.deps.owner.node}`);
+    if (this.handlers.has(method))
+      throw new Error(`handler for ${method} is already registered on ${this.deps.owner.node}`);
     this.handlers.set(method, handler);
   }
 
   listen(): Promise<string> {
-    if (this.closed) return Promise.reject(new Error(`transport of ${this.deps.owner.toString()} is closed`));
+    if (this.closed)
+      return Promise.reject(new Error(`transport of ${this.deps.owner.toString()} is closed`));
     const address = this.deps.owner.node;
     this.deps.network.listen(address, this);
     this.listening = address;
@@ -68,26 +70,40 @@ export class SimTransport implements Transport, NetworkEndpoint {
 
   call(address: string, req: RpcRequest, opts?: CallOptions): Promise<RpcResponse> {
     const { kernel, network, owner } = this.deps;
-    if (this.closed) return Promise.reject(new RpcError('unavailable', `transport of ${owner.node} is closed`));
+    if (this.closed)
+      return Promise.reject(new RpcError('unavailable', `transport of ${owner.node} is closed`));
     const signal = opts?.signal;
-    if (signal?.aborted === true) return Promise.reject(new RpcError('aborted', `call ${req.method} to ${address} aborted`));
+    if (signal?.aborted === true)
+      return Promise.reject(new RpcError('aborted', `call ${req.method} to ${address} aborted`));
     const timeoutMs = opts?.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
     const label = `#${++this.callSeq}`;
     return new Promise<RpcResponse>((resolve, reject) => {
-      let timeout: ScheduledEvent | undefined;
-      const onAbort = (): void => call.settle({ ok: false, code: 'aborted', message: `call ${req.method} to ${address} aborted` });
+      const onAbort = (): void =>
+        call.settle({
+          ok: false,
+          code: 'aborted',
+          message: `call ${req.method} to ${address} aborted`,
+        });
       const call: PendingCall = {
         settle: (outcome) => {
           if (!this.pending.delete(call)) return; // already settled (duplicate reply, timeout)
-          timeout?.cancel();
+          timeout.cancel();
           signal?.removeEventListener('abort', onAbort);
           if (outcome.ok) resolve({ body: outcome.body, contentType: outcome.contentType });
           else reject(new RpcError(outcome.code, outcome.message));
         },
       };
       this.pending.add(call);
-      timeout = kernel.after(timeoutMs, { owner, kind: 'rpc.timeout', detail: `${owner.node}->${address} ${req.method} ${label}` }, () =>
-        call.settle({ ok: false, code: 'deadline_exceeded', message: `call ${req.method} to ${address} timed out after ${timeoutMs}ms` }),
+      // Settling always happens in a later event, after `timeout` is initialised.
+      const timeout: ScheduledEvent = kernel.after(
+        timeoutMs,
+        { owner, kind: 'rpc.timeout', detail: `${owner.node}->${address} ${req.method} ${label}` },
+        () =>
+          call.settle({
+            ok: false,
+            code: 'deadline_exceeded',
+            message: `call ${req.method} to ${address} timed out after ${timeoutMs}ms`,
+          }),
       );
       signal?.addEventListener('abort', onAbort, { once: true });
       network.sendRequest(
@@ -115,7 +131,11 @@ export class SimTransport implements Transport, NetworkEndpoint {
     }
     const handler = this.handlers.get(message.method);
     if (handler === undefined) {
-      message.reply({ ok: false, code: 'unimplemented', message: `unknown method ${message.method} on ${owner.node}` });
+      message.reply({
+        ok: false,
+        code: 'unimplemented',
+        message: `unknown method ${message.method} on ${owner.node}`,
+      });
       return;
     }
     const controller = new AbortController();
@@ -151,7 +171,11 @@ export class SimTransport implements Transport, NetworkEndpoint {
     for (const controller of [...this.inflight]) controller.abort();
     this.inflight.clear();
     for (const call of [...this.pending]) {
-      call.settle({ ok: false, code: 'aborted', message: `transport of ${this.deps.owner.node} closed` });
+      call.settle({
+        ok: false,
+        code: 'aborted',
+        message: `transport of ${this.deps.owner.node} closed`,
+      });
     }
     return Promise.resolve();
   }

@@ -1,12 +1,22 @@
 import type { RandomStream } from '../../src/runtime/index.js';
 import { KV_SERVICE, OBJECT_STORE_SERVICE } from '../runtime/index.js';
-import type { FaultAction, RandomFaultProfile, Scenario, ScheduledFault } from './scenario_types.js';
+import type {
+  FaultAction,
+  RandomFaultProfile,
+  Scenario,
+  ScheduledFault,
+} from './scenario_types.js';
 
 /** The full, resolved fault schedule of one run: explicit entries plus generated ones, by time. */
 export interface FaultPlan {
   faults: ScheduledFault[];
   /** When the last fault event happens (ms after the epoch); 0 without faults. */
   quietAtMs: number;
+  /**
+   * Faults never ended by the schedule (a partition without heal, a node left down, …).
+   * Liveness after `quietAtMs` cannot be expected while one of these holds; the plan warns.
+   */
+  activeAtEnd: string[];
 }
 
 /**
@@ -26,15 +36,75 @@ export function resolveFaultPlan(scenario: Scenario, faultsStream: RandomStream)
     .map((f, i) => ({ f, i }))
     .sort((x, y) => x.f.atMs - y.f.atMs || x.i - y.i)
     .map(({ f }) => f);
-  return { faults: all, quietAtMs: all.reduce((max, f) => Math.max(max, f.atMs), 0) };
+  return {
+    faults: all,
+    quietAtMs: all.reduce((max, f) => Math.max(max, f.atMs), 0),
+    activeAtEnd: faultsLeftActive(all),
+  };
+}
+
+/** Replays the schedule symbolically and lists what is still broken after the last entry. */
+function faultsLeftActive(faults: readonly ScheduledFault[]): string[] {
+  const partitions = new Map<string, string>();
+  const down = new Map<string, string>();
+  const services = new Set<string>();
+  let multiplier = 1;
+  for (const { action: a } of faults) {
+    switch (a.kind) {
+      case 'partition':
+      case 'partition_one_way':
+        partitions.set(a.id, describeFaultAction(a));
+        break;
+      case 'heal_partition':
+        partitions.delete(a.id);
+        break;
+      case 'heal':
+        partitions.clear();
+        services.clear();
+        multiplier = 1;
+        break;
+      case 'crash':
+      case 'power_loss':
+      case 'stop':
+        down.set(a.node, describeFaultAction(a));
+        break;
+      case 'restart':
+      case 'start':
+        down.delete(a.node);
+        break;
+      case 'latency_spike':
+        multiplier = a.multiplier;
+        break;
+      case 'service_down':
+        services.add(a.service);
+        break;
+      case 'service_up':
+        services.delete(a.service);
+        break;
+      case 'clock_skew':
+      case 'cache_wipe':
+        break;
+    }
+  }
+  return [
+    ...[...partitions].map(([id, what]) => `${what} (${id})`),
+    ...[...down.values()].map((what) => `${what} without restart`),
+    ...[...services].map((s) => `${s} unavailable`),
+    ...(multiplier === 1 ? [] : [`latency x${multiplier}`]),
+  ];
 }
 
 /** Arrival times of a Poisson process with `perMinute` events per minute within [from, until). */
-function arrivals(stream: RandomStream, perMinute: number, fromMs: number, untilMs: number): number[] {
+function arrivals(
+  stream: RandomStream,
+  perMinute: number,
+  fromMs: number,
+  untilMs: number,
+): number[] {
   if (perMinute <= 0 || untilMs <= fromMs) return [];
   const meanGapMs = 60_000 / perMinute;
   const out: number[] = [];
-  for (let t = fromMs; ; ) {
+  for (let t = fromMs; ;) {
     t += Math.max(1, Math.round(-Math.log(1 - stream.next()) * meanGapMs));
     if (t >= untilMs) return out;
     out.push(t);
@@ -45,7 +115,11 @@ function pick<T>(stream: RandomStream, items: readonly T[]): T {
   return items[stream.int(items.length)]!;
 }
 
-export function generateRandomFaults(profile: RandomFaultProfile, nodes: readonly string[], faults: RandomStream): ScheduledFault[] {
+export function generateRandomFaults(
+  profile: RandomFaultProfile,
+  nodes: readonly string[],
+  faults: RandomStream,
+): ScheduledFault[] {
   const out: ScheduledFault[] = [];
   const { fromMs, untilMs } = profile;
   const add = (atMs: number, action: FaultAction, kind: string): void => {
@@ -93,19 +167,32 @@ export function generateRandomFaults(profile: RandomFaultProfile, nodes: readonl
       const to = pick(s, others);
       const id = `random:partition_one_way:${i}`;
       add(t, { kind: 'partition_one_way', from, to, id }, 'partition_one_way');
-      add(t + profile.partitionOneWay!.lastsMs, { kind: 'heal_partition', id }, 'partition_one_way');
+      add(
+        t + profile.partitionOneWay!.lastsMs,
+        { kind: 'heal_partition', id },
+        'partition_one_way',
+      );
     });
   }
   if (profile.latencySpike !== undefined) {
     const s = faults.fork('latency_spike');
     for (const t of arrivals(s, profile.latencySpike.perMinute, fromMs, untilMs)) {
-      add(t, { kind: 'latency_spike', multiplier: profile.latencySpike.multiplier }, 'latency_spike');
-      add(t + profile.latencySpike.lastsMs, { kind: 'latency_spike', multiplier: 1 }, 'latency_spike');
+      add(
+        t,
+        { kind: 'latency_spike', multiplier: profile.latencySpike.multiplier },
+        'latency_spike',
+      );
+      add(
+        t + profile.latencySpike.lastsMs,
+        { kind: 'latency_spike', multiplier: 1 },
+        'latency_spike',
+      );
     }
   }
   if (profile.cacheWipe !== undefined) {
     const s = faults.fork('cache_wipe');
-    for (const t of arrivals(s, profile.cacheWipe.perMinute, fromMs, untilMs)) add(t, { kind: 'cache_wipe' }, 'cache_wipe');
+    for (const t of arrivals(s, profile.cacheWipe.perMinute, fromMs, untilMs))
+      add(t, { kind: 'cache_wipe' }, 'cache_wipe');
   }
   for (const [key, service] of [
     ['kvUnavailable', KV_SERVICE],
@@ -125,7 +212,11 @@ export function generateRandomFaults(profile: RandomFaultProfile, nodes: readonl
     const { nodes: targets, maxMs } = profile.clockSkew;
     for (const t of arrivals(s, profile.clockSkew.perMinute, fromMs, untilMs)) {
       const node = pick(s, targets);
-      add(t, { kind: 'clock_skew', node, skewMs: Math.round((s.next() * 2 - 1) * maxMs) }, 'clock_skew');
+      add(
+        t,
+        { kind: 'clock_skew', node, skewMs: Math.round((s.next() * 2 - 1) * maxMs) },
+        'clock_skew',
+      );
     }
   }
   return out;

@@ -5,7 +5,12 @@
  * and the host only appear in the report, never in the trace.
  */
 export { applyFault } from './apply_fault.js';
-export { describeFaultAction, generateRandomFaults, resolveFaultPlan, type FaultPlan } from './fault_plan.js';
+export {
+  describeFaultAction,
+  generateRandomFaults,
+  resolveFaultPlan,
+  type FaultPlan,
+} from './fault_plan.js';
 export { formatPlan } from './format_plan.js';
 export { loadScenario } from './load_scenario.js';
 export { BUILTIN_CHECKS, DEFAULT_EPOCH_MS, parseScenario } from './parse_scenario.js';

@@ -12,9 +12,22 @@ import {
   readStringList,
   type Fields,
 } from '../fields/index.js';
-import { CACHE_SERVICE, KV_SERVICE, OBJECT_STORE_SERVICE, defaultSimRuntimeConfig, type SimRuntimeConfig } from '../runtime/index.js';
+import {
+  CACHE_SERVICE,
+  KV_SERVICE,
+  OBJECT_STORE_SERVICE,
+  defaultSimRuntimeConfig,
+  type SimRuntimeConfig,
+} from '../runtime/index.js';
 import { findWorkload, workloadKinds } from '../workloads/index.js';
-import type { CheckSpec, FaultAction, NodeTopology, RandomFaultProfile, Scenario, ScheduledFault } from './scenario_types.js';
+import type {
+  CheckSpec,
+  FaultAction,
+  NodeTopology,
+  RandomFaultProfile,
+  Scenario,
+  ScheduledFault,
+} from './scenario_types.js';
 
 export const DEFAULT_EPOCH_MS = Date.UTC(2026, 0, 1);
 const SERVICES = [OBJECT_STORE_SERVICE, KV_SERVICE, CACHE_SERVICE];
@@ -57,16 +70,21 @@ export function parseScenario(text: string, source: string): Scenario {
   const nodes = parseTopology(top.topology);
   const nodeNames = new Set(nodes.map((n) => n.name));
 
-  const workloadFields = readObject(top.workload, 'workload', Object.keys((top.workload ?? {}) as object));
+  const workloadFields = readObject(top.workload, 'workload', Object.keys(top.workload ?? {}));
   const kind = readString(workloadFields.kind, 'workload.kind');
   const workload = findWorkload(kind);
-  if (workload === undefined) throw new ScenarioError(`workload.kind: unknown workload ${JSON.stringify(kind)} (known: ${workloadKinds().join(', ')})`);
+  if (workload === undefined)
+    throw new ScenarioError(
+      `workload.kind: unknown workload ${JSON.stringify(kind)} (known: ${workloadKinds().join(', ')})`,
+    );
   const { kind: _kind, ...workloadRest } = workloadFields;
   const workloadConfig = workload.parseConfig(workloadRest, 'workload');
   const byRole = new Map<string, string[]>();
   for (const n of nodes) {
     if (!workload.roles.includes(n.run)) {
-      throw new ScenarioError(`topology.nodes: node ${n.name} runs unknown role ${JSON.stringify(n.run)} (roles of ${kind}: ${workload.roles.join(', ')})`);
+      throw new ScenarioError(
+        `topology.nodes: node ${n.name} runs unknown role ${JSON.stringify(n.run)} (roles of ${kind}: ${workload.roles.join(', ')})`,
+      );
     }
     byRole.set(n.run, [...(byRole.get(n.run) ?? []), n.name]);
   }
@@ -95,7 +113,9 @@ function parseEpoch(value: unknown): number {
   const text = readString(value, 'epoch');
   const ms = Date.parse(text);
   if (!Number.isFinite(ms) || !/^\d{4}-\d\d-\d\dT/.test(text)) {
-    throw new ScenarioError(`epoch: expected an RFC 3339 time like 2026-01-01T00:00:00Z or milliseconds, got ${JSON.stringify(value)}`);
+    throw new ScenarioError(
+      `epoch: expected an RFC 3339 time like 2026-01-01T00:00:00Z or milliseconds, got ${JSON.stringify(value)}`,
+    );
   }
   return ms;
 }
@@ -109,17 +129,24 @@ function parseTopology(value: unknown): NodeTopology[] {
     const where = `topology.nodes[${i}]`;
     const n = readObject(raw, where, ['name', 'run', 'clock_skew']);
     const name = readString(n.name, `${where}.name`);
-    if (!/^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(name)) throw new ScenarioError(`${where}.name: invalid node name ${JSON.stringify(name)}`);
-    if (SERVICES.includes(name)) throw new ScenarioError(`${where}.name: ${name} is reserved for a shared service`);
+    if (!/^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(name))
+      throw new ScenarioError(`${where}.name: invalid node name ${JSON.stringify(name)}`);
+    if (SERVICES.includes(name))
+      throw new ScenarioError(`${where}.name: ${name} is reserved for a shared service`);
     if (seen.has(name)) throw new ScenarioError(`${where}.name: duplicate node name ${name}`);
     seen.add(name);
-    return { name, run: readString(n.run, `${where}.run`), clockSkewMs: readSignedDuration(n.clock_skew, `${where}.clock_skew`) };
+    return {
+      name,
+      run: readString(n.run, `${where}.run`),
+      clockSkewMs: readSignedDuration(n.clock_skew, `${where}.clock_skew`),
+    };
   });
 }
 
 /** A duration that may be negative (`-2s`), for clock skews. */
 function readSignedDuration(value: unknown, where: string): number {
-  if (typeof value === 'string' && value.trim().startsWith('-')) return -readDuration(value.trim().slice(1), where);
+  if (typeof value === 'string' && value.trim().startsWith('-'))
+    return -readDuration(value.trim().slice(1), where);
   if (typeof value === 'number') return Math.round(value);
   return readDuration(value, where, 0);
 }
@@ -128,7 +155,13 @@ function parseRuntime(top: Fields): SimRuntimeConfig {
   const d = defaultSimRuntimeConfig();
   const net = readObject(top.network, 'network', ['latency', 'loss', 'duplication']);
   const disk = readObject(top.disk, 'disk', ['latency', 'fsync_latency', 'torn_writes']);
-  const os = readObject(top.object_store, 'object_store', ['latency', 'error_rate', 'list_delay', 'ops_per_second', 'burst']);
+  const os = readObject(top.object_store, 'object_store', [
+    'latency',
+    'error_rate',
+    'list_delay',
+    'ops_per_second',
+    'burst',
+  ]);
   const kv = readObject(top.kv, 'kv', ['latency', 'error_rate']);
   const cache = readObject(top.cache, 'cache', ['latency', 'error_rate', 'max_size_bytes']);
   return {
@@ -145,8 +178,17 @@ function parseRuntime(top: Fields): SimRuntimeConfig {
     objectStore: {
       latency: readLatency(os.latency, 'object_store.latency', d.objectStore.latency),
       errorRate: readProbability(os.error_rate, 'object_store.error_rate', d.objectStore.errorRate),
-      listDelayMs: readDuration(os.list_delay, 'object_store.list_delay', d.objectStore.listDelayMs),
-      opsPerSecond: readNumber(os.ops_per_second, 'object_store.ops_per_second', d.objectStore.opsPerSecond, { min: 0 }),
+      listDelayMs: readDuration(
+        os.list_delay,
+        'object_store.list_delay',
+        d.objectStore.listDelayMs,
+      ),
+      opsPerSecond: readNumber(
+        os.ops_per_second,
+        'object_store.ops_per_second',
+        d.objectStore.opsPerSecond,
+        { min: 0 },
+      ),
       burst: readNumber(os.burst, 'object_store.burst', d.objectStore.burst, { min: 1 }),
     },
     kv: {
@@ -156,12 +198,19 @@ function parseRuntime(top: Fields): SimRuntimeConfig {
     cache: {
       latency: readLatency(cache.latency, 'cache.latency', d.cache.latency),
       errorRate: readProbability(cache.error_rate, 'cache.error_rate', d.cache.errorRate),
-      maxSizeBytes: readNumber(cache.max_size_bytes, 'cache.max_size_bytes', d.cache.maxSizeBytes, { min: 1, integer: true }),
+      maxSizeBytes: readNumber(cache.max_size_bytes, 'cache.max_size_bytes', d.cache.maxSizeBytes, {
+        min: 1,
+        integer: true,
+      }),
     },
   };
 }
 
-function parseRandomFaults(value: unknown, nodes: ReadonlySet<string>, durationMs: number): RandomFaultProfile {
+function parseRandomFaults(
+  value: unknown,
+  nodes: ReadonlySet<string>,
+  durationMs: number,
+): RandomFaultProfile {
   const where = 'faults';
   const o = readObject(value, where, [
     'from',
@@ -176,10 +225,12 @@ function parseRandomFaults(value: unknown, nodes: ReadonlySet<string>, durationM
     'objstore_unavailable',
     'clock_skew',
   ]);
-  const rate = (f: Fields, w: string): number => readNumber(f.per_minute, `${w}.per_minute`, 0, { min: 0 });
+  const rate = (f: Fields, w: string): number =>
+    readNumber(f.per_minute, `${w}.per_minute`, 0, { min: 0 });
   const nodeList = (v: unknown, w: string): string[] => {
     const list = v === undefined ? [...nodes] : readStringList(v, w);
-    for (const n of list) if (!nodes.has(n)) throw new ScenarioError(`${w}: unknown node ${JSON.stringify(n)}`);
+    for (const n of list)
+      if (!nodes.has(n)) throw new ScenarioError(`${w}: unknown node ${JSON.stringify(n)}`);
     return list;
   };
   const profile: RandomFaultProfile = {
@@ -188,22 +239,43 @@ function parseRandomFaults(value: unknown, nodes: ReadonlySet<string>, durationM
   };
   if (o.crash !== undefined) {
     const f = readObject(o.crash, `${where}.crash`, ['per_minute', 'nodes', 'down_for']);
-    profile.crash = { perMinute: rate(f, `${where}.crash`), nodes: nodeList(f.nodes, `${where}.crash.nodes`), downForMs: readDuration(f.down_for, `${where}.crash.down_for`, 2_000) };
+    profile.crash = {
+      perMinute: rate(f, `${where}.crash`),
+      nodes: nodeList(f.nodes, `${where}.crash.nodes`),
+      downForMs: readDuration(f.down_for, `${where}.crash.down_for`, 2_000),
+    };
   }
   if (o.power_loss !== undefined) {
     const f = readObject(o.power_loss, `${where}.power_loss`, ['per_minute', 'nodes', 'down_for']);
-    profile.powerLoss = { perMinute: rate(f, `${where}.power_loss`), nodes: nodeList(f.nodes, `${where}.power_loss.nodes`), downForMs: readDuration(f.down_for, `${where}.power_loss.down_for`, 3_000) };
+    profile.powerLoss = {
+      perMinute: rate(f, `${where}.power_loss`),
+      nodes: nodeList(f.nodes, `${where}.power_loss.nodes`),
+      downForMs: readDuration(f.down_for, `${where}.power_loss.down_for`, 3_000),
+    };
   }
   if (o.partition !== undefined) {
     const f = readObject(o.partition, `${where}.partition`, ['per_minute', 'lasts']);
-    profile.partition = { perMinute: rate(f, `${where}.partition`), lastsMs: readDuration(f.lasts, `${where}.partition.lasts`, 5_000) };
+    profile.partition = {
+      perMinute: rate(f, `${where}.partition`),
+      lastsMs: readDuration(f.lasts, `${where}.partition.lasts`, 5_000),
+    };
   }
   if (o.partition_one_way !== undefined) {
-    const f = readObject(o.partition_one_way, `${where}.partition_one_way`, ['per_minute', 'lasts']);
-    profile.partitionOneWay = { perMinute: rate(f, `${where}.partition_one_way`), lastsMs: readDuration(f.lasts, `${where}.partition_one_way.lasts`, 5_000) };
+    const f = readObject(o.partition_one_way, `${where}.partition_one_way`, [
+      'per_minute',
+      'lasts',
+    ]);
+    profile.partitionOneWay = {
+      perMinute: rate(f, `${where}.partition_one_way`),
+      lastsMs: readDuration(f.lasts, `${where}.partition_one_way.lasts`, 5_000),
+    };
   }
   if (o.latency_spike !== undefined) {
-    const f = readObject(o.latency_spike, `${where}.latency_spike`, ['per_minute', 'multiplier', 'lasts']);
+    const f = readObject(o.latency_spike, `${where}.latency_spike`, [
+      'per_minute',
+      'multiplier',
+      'lasts',
+    ]);
     profile.latencySpike = {
       perMinute: rate(f, `${where}.latency_spike`),
       multiplier: readNumber(f.multiplier, `${where}.latency_spike.multiplier`, 10, { min: 1 }),
@@ -216,15 +288,28 @@ function parseRandomFaults(value: unknown, nodes: ReadonlySet<string>, durationM
   }
   if (o.kv_unavailable !== undefined) {
     const f = readObject(o.kv_unavailable, `${where}.kv_unavailable`, ['per_minute', 'lasts']);
-    profile.kvUnavailable = { perMinute: rate(f, `${where}.kv_unavailable`), lastsMs: readDuration(f.lasts, `${where}.kv_unavailable.lasts`, 5_000) };
+    profile.kvUnavailable = {
+      perMinute: rate(f, `${where}.kv_unavailable`),
+      lastsMs: readDuration(f.lasts, `${where}.kv_unavailable.lasts`, 5_000),
+    };
   }
   if (o.objstore_unavailable !== undefined) {
-    const f = readObject(o.objstore_unavailable, `${where}.objstore_unavailable`, ['per_minute', 'lasts']);
-    profile.objstoreUnavailable = { perMinute: rate(f, `${where}.objstore_unavailable`), lastsMs: readDuration(f.lasts, `${where}.objstore_unavailable.lasts`, 5_000) };
+    const f = readObject(o.objstore_unavailable, `${where}.objstore_unavailable`, [
+      'per_minute',
+      'lasts',
+    ]);
+    profile.objstoreUnavailable = {
+      perMinute: rate(f, `${where}.objstore_unavailable`),
+      lastsMs: readDuration(f.lasts, `${where}.objstore_unavailable.lasts`, 5_000),
+    };
   }
   if (o.clock_skew !== undefined) {
     const f = readObject(o.clock_skew, `${where}.clock_skew`, ['per_minute', 'nodes', 'max']);
-    profile.clockSkew = { perMinute: rate(f, `${where}.clock_skew`), nodes: nodeList(f.nodes, `${where}.clock_skew.nodes`), maxMs: readDuration(f.max, `${where}.clock_skew.max`, 5_000) };
+    profile.clockSkew = {
+      perMinute: rate(f, `${where}.clock_skew`),
+      nodes: nodeList(f.nodes, `${where}.clock_skew.nodes`),
+      maxMs: readDuration(f.max, `${where}.clock_skew.max`, 5_000),
+    };
   }
   return profile;
 }
@@ -252,31 +337,54 @@ function parseSchedule(value: unknown, nodes: ReadonlySet<string>): ScheduledFau
     const atMs = readDuration(o.at, `${where}.at`);
     const actions = SCHEDULE_ACTIONS.filter((a) => o[a] !== undefined);
     if (actions.length !== 1) {
-      throw new ScenarioError(`${where}: need exactly one action (${SCHEDULE_ACTIONS.join(', ')}), got ${actions.length === 0 ? 'none' : actions.join(' and ')}`);
+      throw new ScenarioError(
+        `${where}: need exactly one action (${SCHEDULE_ACTIONS.join(', ')}), got ${actions.length === 0 ? 'none' : actions.join(' and ')}`,
+      );
     }
     const kind = actions[0]!;
-    return { atMs, action: parseAction(kind, o[kind], `${where}.${kind}`, nodes, `schedule:${i}`), origin: 'schedule' };
+    return {
+      atMs,
+      action: parseAction(kind, o[kind], `${where}.${kind}`, nodes, `schedule:${i}`),
+      origin: 'schedule',
+    };
   });
   // Stable by time: entries at the same instant keep their file order.
-  return entries.map((e, i) => ({ e, i })).sort((x, y) => x.e.atMs - y.e.atMs || x.i - y.i).map(({ e }) => e);
+  return entries
+    .map((e, i) => ({ e, i }))
+    .sort((x, y) => x.e.atMs - y.e.atMs || x.i - y.i)
+    .map(({ e }) => e);
 }
 
-function parseAction(kind: (typeof SCHEDULE_ACTIONS)[number], v: unknown, where: string, nodes: ReadonlySet<string>, id: string): FaultAction {
+function parseAction(
+  kind: (typeof SCHEDULE_ACTIONS)[number],
+  v: unknown,
+  where: string,
+  nodes: ReadonlySet<string>,
+  id: string,
+): FaultAction {
   const node = (x: unknown, w: string): string => {
     const n = readString(x, w);
-    if (!nodes.has(n)) throw new ScenarioError(`${w}: unknown node ${JSON.stringify(n)} (nodes: ${[...nodes].join(', ')})`);
+    if (!nodes.has(n))
+      throw new ScenarioError(
+        `${w}: unknown node ${JSON.stringify(n)} (nodes: ${[...nodes].join(', ')})`,
+      );
     return n;
   };
   const endpoint = (x: unknown, w: string): string => {
     const n = readString(x, w);
     if (!nodes.has(n) && !SERVICES.includes(n)) {
-      throw new ScenarioError(`${w}: unknown node or service ${JSON.stringify(n)} (nodes: ${[...nodes].join(', ')}; services: ${SERVICES.join(', ')})`);
+      throw new ScenarioError(
+        `${w}: unknown node or service ${JSON.stringify(n)} (nodes: ${[...nodes].join(', ')}; services: ${SERVICES.join(', ')})`,
+      );
     }
     return n;
   };
   const service = (x: unknown, w: string): string => {
     const s = readString(x, w);
-    if (!SERVICES.includes(s)) throw new ScenarioError(`${w}: unknown service ${JSON.stringify(s)} (services: ${SERVICES.join(', ')})`);
+    if (!SERVICES.includes(s))
+      throw new ScenarioError(
+        `${w}: unknown service ${JSON.stringify(s)} (services: ${SERVICES.join(', ')})`,
+      );
     return s;
   };
   const flag = (): void => {
@@ -284,13 +392,21 @@ function parseAction(kind: (typeof SCHEDULE_ACTIONS)[number], v: unknown, where:
   };
   switch (kind) {
     case 'partition': {
-      const groups = readArray(v, where).map((g, gi) => readStringList(g, `${where}[${gi}]`).map((n, ni) => endpoint(n, `${where}[${gi}][${ni}]`)));
-      if (groups.length < 2) throw new ScenarioError(`${where}: need at least two groups, got ${groups.length}`);
+      const groups = readArray(v, where).map((g, gi) =>
+        readStringList(g, `${where}[${gi}]`).map((n, ni) => endpoint(n, `${where}[${gi}][${ni}]`)),
+      );
+      if (groups.length < 2)
+        throw new ScenarioError(`${where}: need at least two groups, got ${groups.length}`);
       return { kind, groups, id };
     }
     case 'partition_one_way': {
       const o = readObject(v, where, ['from', 'to']);
-      return { kind, from: endpoint(o.from, `${where}.from`), to: endpoint(o.to, `${where}.to`), id };
+      return {
+        kind,
+        from: endpoint(o.from, `${where}.from`),
+        to: endpoint(o.to, `${where}.to`),
+        id,
+      };
     }
     case 'heal':
       flag();
@@ -308,7 +424,11 @@ function parseAction(kind: (typeof SCHEDULE_ACTIONS)[number], v: unknown, where:
       return { kind, multiplier: readNumber(v, where, 1, { min: 1 }) };
     case 'clock_skew': {
       const o = readObject(v, where, ['node', 'by']);
-      return { kind, node: node(o.node, `${where}.node`), skewMs: readSignedDuration(o.by, `${where}.by`) };
+      return {
+        kind,
+        node: node(o.node, `${where}.node`),
+        skewMs: readSignedDuration(o.by, `${where}.by`),
+      };
     }
     case 'service_down':
     case 'service_up':
@@ -317,20 +437,28 @@ function parseAction(kind: (typeof SCHEDULE_ACTIONS)[number], v: unknown, where:
 }
 
 function parseChecks(value: unknown, known: readonly string[]): CheckSpec[] {
-  const list = value === undefined ? known.map((name) => name as unknown) : readArray(value, 'checks');
+  const list =
+    value === undefined ? known.map((name) => name as unknown) : readArray(value, 'checks');
   const specs = list.map((raw, i): CheckSpec => {
     const where = `checks[${i}]`;
     if (typeof raw === 'string') return { name: raw, options: {} };
     const o = readObject(raw, where, known);
     const keys = Object.keys(o);
-    if (keys.length !== 1) throw new ScenarioError(`${where}: expected a check name or { <check>: { options } }, got ${JSON.stringify(raw)}`);
+    if (keys.length !== 1)
+      throw new ScenarioError(
+        `${where}: expected a check name or { <check>: { options } }, got ${JSON.stringify(raw)}`,
+      );
     const name = keys[0]!;
-    return { name, options: readObject(o[name], `${where}.${name}`, Object.keys((o[name] ?? {}) as object)) };
+    return { name, options: readObject(o[name], `${where}.${name}`, Object.keys(o[name] ?? {})) };
   });
   for (const [i, spec] of specs.entries()) {
-    if (!known.includes(spec.name)) throw new ScenarioError(`checks[${i}]: unknown check ${JSON.stringify(spec.name)} (known: ${known.join(', ')})`);
+    if (!known.includes(spec.name))
+      throw new ScenarioError(
+        `checks[${i}]: unknown check ${JSON.stringify(spec.name)} (known: ${known.join(', ')})`,
+      );
   }
   // The simulator's own check always runs.
-  for (const name of BUILTIN_CHECKS) if (!specs.some((s) => s.name === name)) specs.push({ name, options: {} });
+  for (const name of BUILTIN_CHECKS)
+    if (!specs.some((s) => s.name === name)) specs.push({ name, options: {} });
   return specs;
 }

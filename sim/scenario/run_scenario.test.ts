@@ -15,7 +15,10 @@ function builtinText(name: string): string {
 
 /** The built-in pingpong scenario with a deliberate bug in the receiver (and optional edits). */
 function pingpongWith(bug: string, edit: (text: string) => string = (t) => t): Scenario {
-  const text = edit(builtinText('pingpong')).replace('kind: pingpong', `kind: pingpong\n  bug: ${bug}`);
+  const text = edit(builtinText('pingpong')).replace(
+    'kind: pingpong',
+    `kind: pingpong\n  bug: ${bug}`,
+  );
   return parseScenario(text, `pingpong(bug=${bug})`);
 }
 
@@ -37,7 +40,8 @@ describe('pingpong scenario', () => {
   it('different seeds explore different runs (different trace hashes)', async () => {
     const scenario = await loadScenario('pingpong');
     const hashes = new Set<string>();
-    for (const seed of [1, 2, 3]) hashes.add((await runScenario(scenario, seed, { commit })).trace_hash);
+    for (const seed of [1, 2, 3])
+      hashes.add((await runScenario(scenario, seed, { commit })).trace_hash);
     expect(hashes.size).toBe(3);
   });
 
@@ -47,7 +51,13 @@ describe('pingpong scenario', () => {
     for (let seed = 1; seed <= 20; seed++) {
       const r = await runScenario(scenario, seed, { commit });
       expect(r.virtual_ms).toBe(150_000);
-      if (!r.passed) failures.push(`seed ${seed}: ${r.checks.filter((c) => c.verdict === 'fail').map((c) => `${c.name}: ${c.detail}`).join('; ')}`);
+      if (!r.passed)
+        failures.push(
+          `seed ${seed}: ${r.checks
+            .filter((c) => c.verdict === 'fail')
+            .map((c) => `${c.name}: ${c.detail}`)
+            .join('; ')}`,
+        );
       // The faults really happened: retries were needed.
       expect(r.details.network.lost + r.details.network.blocked).toBeGreaterThan(0);
     }
@@ -75,7 +85,9 @@ describe('the checks catch deliberately buggy receivers', () => {
     }
     expect(caught.length).toBeGreaterThan(0);
     // Without the power loss the same bug goes unnoticed on those seeds: the fault exposed it.
-    const noPowerLoss = pingpongWith('ack_before_fsync', (t) => t.replace('- { at: 60s, power_loss: b }', '- { at: 60s, crash: b }'));
+    const noPowerLoss = pingpongWith('ack_before_fsync', (t) =>
+      t.replace('- { at: 60s, power_loss: b }', '- { at: 60s, crash: b }'),
+    );
     for (const seed of caught) {
       const r = await runScenario(noPowerLoss, seed, { commit });
       expect(failed(r)).toEqual([]);
@@ -85,14 +97,19 @@ describe('the checks catch deliberately buggy receivers', () => {
   it('exactly_once catches a receiver that does not dedupe', async () => {
     const r = await runScenario(pingpongWith('no_dedupe'), 1, { commit });
     expect(failed(r)).toContain('exactly_once');
-    expect(r.checks.find((c) => c.name === 'exactly_once')!.detail).toMatch(/logged more than once/);
+    expect(r.checks.find((c) => c.name === 'exactly_once')!.detail).toMatch(
+      /logged more than once/,
+    );
     expect(r.passed).toBe(false);
   });
 
   it('no_phantoms catches a recovery that keeps a torn line', async () => {
     const text = builtinText('pingpong-torn-writes');
     const correct = parseScenario(text, 'pingpong-torn-writes');
-    const buggy = parseScenario(text.replace('kind: pingpong', 'kind: pingpong\n  bug: no_recovery_truncate'), 'torn(bug)');
+    const buggy = parseScenario(
+      text.replace('kind: pingpong', 'kind: pingpong\n  bug: no_recovery_truncate'),
+      'torn(bug)',
+    );
     let caught = 0;
     for (let seed = 1; seed <= 4; seed++) {
       expect(failed(await runScenario(correct, seed, { commit }))).toEqual([]);

@@ -1,9 +1,19 @@
 import { createSeededRandom } from '../../src/runtime/index.js';
 import { SimCluster } from '../cluster/index.js';
 import { formatDuration } from '../fields/index.js';
-import { SimKernel, hostGitCommit, hostNodeVersion, type SimulationErrorRecord } from '../kernel/index.js';
+import {
+  SimKernel,
+  hostGitCommit,
+  hostNodeVersion,
+  type SimulationErrorRecord,
+} from '../kernel/index.js';
 import { SimServices } from '../runtime/index.js';
-import { findWorkload, type CheckResult, type CheckSpec, type WorkloadRun } from '../workloads/index.js';
+import {
+  findWorkload,
+  type CheckResult,
+  type CheckSpec,
+  type WorkloadRun,
+} from '../workloads/index.js';
 import { applyFault } from './apply_fault.js';
 import { describeFaultAction, resolveFaultPlan, type FaultPlan } from './fault_plan.js';
 import { formatPlan } from './format_plan.js';
@@ -22,7 +32,11 @@ export interface RunScenarioOptions {
 }
 
 /** Resolves the plan of a scenario for a seed without running it. */
-export function planScenario(scenario: Scenario, seed: number, durationMs = scenario.durationMs): { plan: FaultPlan; lines: string[] } {
+export function planScenario(
+  scenario: Scenario,
+  seed: number,
+  durationMs = scenario.durationMs,
+): { plan: FaultPlan; lines: string[] } {
   const random = createSeededRandom(String(seed));
   const plan = resolveFaultPlan({ ...scenario, durationMs }, random.stream('faults'));
   return { plan, lines: formatPlan(scenario, seed, durationMs, plan) };
@@ -33,11 +47,19 @@ export function planScenario(scenario: Scenario, seed: number, durationMs = scen
  * the fault schedule, runs the kernel to the end of the duration, then judges every check.
  * Same scenario and seed ⇒ same trace hash and verdicts.
  */
-export async function runScenario(scenario: Scenario, seed: number = scenario.seed, opts: RunScenarioOptions = {}): Promise<SimReport> {
-  if (!Number.isSafeInteger(seed) || seed < 0) throw new RangeError(`seed must be a non-negative integer, got ${seed}`);
+export async function runScenario(
+  scenario: Scenario,
+  seed: number = scenario.seed,
+  opts: RunScenarioOptions = {},
+): Promise<SimReport> {
+  if (!Number.isSafeInteger(seed) || seed < 0)
+    throw new RangeError(`seed must be a non-negative integer, got ${seed}`);
   const durationMs = opts.durationMs ?? scenario.durationMs;
   const random = createSeededRandom(String(seed));
-  const kernel = new SimKernel({ epochMs: scenario.epochMs, scheduling: random.stream('scheduling') });
+  const kernel = new SimKernel({
+    epochMs: scenario.epochMs,
+    scheduling: random.stream('scheduling'),
+  });
   const services = new SimServices(scenario.runtime, { kernel, random });
   const cluster = new SimCluster({ services });
   const plan = resolveFaultPlan({ ...scenario, durationMs }, random.stream('faults'));
@@ -46,7 +68,8 @@ export async function runScenario(scenario: Scenario, seed: number = scenario.se
   const workload = findWorkload(scenario.workload.kind);
   if (workload === undefined) throw new Error(`unknown workload ${scenario.workload.kind}`);
   const nodesByRole = new Map<string, string[]>();
-  for (const n of scenario.nodes) nodesByRole.set(n.run, [...(nodesByRole.get(n.run) ?? []), n.name]);
+  for (const n of scenario.nodes)
+    nodesByRole.set(n.run, [...(nodesByRole.get(n.run) ?? []), n.name]);
   const endMs = scenario.epochMs + durationMs;
   const run = workload.start(scenario.workload.config, {
     kernel,
@@ -55,16 +78,24 @@ export async function runScenario(scenario: Scenario, seed: number = scenario.se
     epochMs: scenario.epochMs,
     endMs,
     quietAtMs: scenario.epochMs + plan.quietAtMs,
+    random: random.stream('workload'),
     nodesByRole,
   });
-  for (const n of scenario.nodes) cluster.addNode(n.name, run.factoryFor(n.run), { skewMs: n.clockSkewMs });
+  for (const n of scenario.nodes)
+    cluster.addNode(n.name, run.factoryFor(n.run), { skewMs: n.clockSkewMs });
 
-  kernel.at(scenario.epochMs, { kind: 'cluster.start', detail: scenario.nodes.map((n) => n.name).join(',') }, () => {
-    for (const n of scenario.nodes) cluster.start(n.name);
-  });
+  kernel.at(
+    scenario.epochMs,
+    { kind: 'cluster.start', detail: scenario.nodes.map((n) => n.name).join(',') },
+    () => {
+      for (const n of scenario.nodes) cluster.start(n.name);
+    },
+  );
   for (const f of plan.faults) {
-    kernel.at(scenario.epochMs + f.atMs, { kind: `fault.${f.action.kind}`, detail: describeFaultAction(f.action) }, () =>
-      applyFault(f.action, cluster, services),
+    kernel.at(
+      scenario.epochMs + f.atMs,
+      { kind: `fault.${f.action.kind}`, detail: describeFaultAction(f.action) },
+      () => applyFault(f.action, cluster, services),
     );
   }
 
@@ -79,7 +110,8 @@ export async function runScenario(scenario: Scenario, seed: number = scenario.se
   const passed = checks.every((c) => c.verdict === 'pass');
   const virtualMs = kernel.now() - scenario.epochMs;
   const wallMs = Math.round(kernel.wallMs * 10) / 10;
-  const replayDuration = opts.durationMs === undefined ? '' : ` --duration ${formatDuration(opts.durationMs)}`;
+  const replayDuration =
+    opts.durationMs === undefined ? '' : ` --duration ${formatDuration(opts.durationMs)}`;
   return {
     scenario: scenario.name,
     seed,
@@ -104,20 +136,38 @@ export async function runScenario(scenario: Scenario, seed: number = scenario.se
   };
 }
 
-function judge(spec: CheckSpec, run: WorkloadRun, errors: readonly SimulationErrorRecord[], fatal: unknown): CheckResult {
+function judge(
+  spec: CheckSpec,
+  run: WorkloadRun,
+  errors: readonly SimulationErrorRecord[],
+  fatal: unknown,
+): CheckResult {
   if (spec.name === 'no_simulation_errors') return simulationErrorsCheck(errors, fatal);
   try {
     return run.check(spec);
   } catch (err) {
-    return { name: spec.name, verdict: 'fail', detail: `check could not be evaluated: ${(err as Error).message}` };
+    return {
+      name: spec.name,
+      verdict: 'fail',
+      detail: `check could not be evaluated: ${(err as Error).message}`,
+    };
   }
 }
 
 /** Fails when simulated code threw where nobody could catch it, or the kernel stopped on an error. */
-function simulationErrorsCheck(errors: readonly SimulationErrorRecord[], fatal: unknown): CheckResult {
+function simulationErrorsCheck(
+  errors: readonly SimulationErrorRecord[],
+  fatal: unknown,
+): CheckResult {
   const lines = errors.slice(0, 5).map((e) => `${e.context} at t=${e.time}: ${e.message}`);
-  if (fatal !== undefined) lines.unshift(`run aborted: ${(fatal as Error).message ?? String(fatal)}`);
-  if (lines.length === 0) return { name: 'no_simulation_errors', verdict: 'pass', detail: 'no uncaught errors in simulated code' };
+  if (fatal !== undefined)
+    lines.unshift(`run aborted: ${fatal instanceof Error ? fatal.message : JSON.stringify(fatal)}`);
+  if (lines.length === 0)
+    return {
+      name: 'no_simulation_errors',
+      verdict: 'pass',
+      detail: 'no uncaught errors in simulated code',
+    };
   const more = errors.length > 5 ? `; … ${errors.length} errors in all` : '';
   return { name: 'no_simulation_errors', verdict: 'fail', detail: lines.join('; ') + more };
 }

@@ -70,4 +70,3 @@ export interface Scenario {
   /** How to name it on a command line (builtin name or file path), for the replay command. */
   source: string;
 }
-

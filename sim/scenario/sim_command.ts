@@ -59,7 +59,8 @@ function parseArgs(argv: readonly string[]): SimArgs | 'help' {
       case '--seed':
       case '-seed': {
         const v = value();
-        if (!/^\d+$/.test(v) || !Number.isSafeInteger(Number(v))) throw new UsageError(`invalid --seed ${JSON.stringify(v)}: need a non-negative integer`);
+        if (!/^\d+$/.test(v) || !Number.isSafeInteger(Number(v)))
+          throw new UsageError(`invalid --seed ${JSON.stringify(v)}: need a non-negative integer`);
         seed = Number(v);
         break;
       }
@@ -71,7 +72,8 @@ function parseArgs(argv: readonly string[]): SimArgs | 'help' {
         } catch (err) {
           throw new UsageError((err as Error).message);
         }
-        if (durationMs <= 0) throw new UsageError(`invalid --duration ${JSON.stringify(v)}: must be positive`);
+        if (durationMs <= 0)
+          throw new UsageError(`invalid --duration ${JSON.stringify(v)}: must be positive`);
         break;
       }
       case '--quiet':
@@ -81,16 +83,24 @@ function parseArgs(argv: readonly string[]): SimArgs | 'help' {
         break;
       default:
         if (arg.startsWith('-')) throw new UsageError(`unknown flag ${JSON.stringify(arg)}`);
-        if (scenario !== undefined) throw new UsageError(`only one scenario may be given, got ${JSON.stringify(scenario)} and ${JSON.stringify(arg)}`);
+        if (scenario !== undefined)
+          throw new UsageError(
+            `only one scenario may be given, got ${JSON.stringify(scenario)} and ${JSON.stringify(arg)}`,
+          );
         scenario = arg;
     }
   }
-  if (scenario === undefined) throw new UsageError('missing scenario: give a scenario file or a built-in name');
+  if (scenario === undefined)
+    throw new UsageError('missing scenario: give a scenario file or a built-in name');
   return { scenario, seed, durationMs, quiet };
 }
 
 /** `strata sim …`: returns the exit code (0 all checks pass, 1 a check failed, 2 usage error). */
-export async function runSimCommand(argv: readonly string[], io: SimCommandIO, deps: SimCommandDeps = {}): Promise<number> {
+export async function runSimCommand(
+  argv: readonly string[],
+  io: SimCommandIO,
+  deps: SimCommandDeps = {},
+): Promise<number> {
   let args: SimArgs | 'help';
   try {
     args = parseArgs(argv);
@@ -110,7 +120,9 @@ export async function runSimCommand(argv: readonly string[], io: SimCommandIO, d
       io.stderr(`strata sim: ${err.message}\n`);
       return 2;
     }
-    io.stderr(`strata sim: cannot read scenario ${JSON.stringify(args.scenario)}: ${(err as Error).message}\n`);
+    io.stderr(
+      `strata sim: cannot read scenario ${JSON.stringify(args.scenario)}: ${(err as Error).message}\n`,
+    );
     return 2;
   }
   const { quiet } = args;
@@ -124,8 +136,11 @@ export async function runSimCommand(argv: readonly string[], io: SimCommandIO, d
   const report = await runScenario(scenario, args.seed ?? scenario.seed, opts);
   if (!quiet) {
     const out: string[] = [''];
-    out.push(`ran ${report.events} events, ${formatDuration(report.virtual_ms)} virtual in ${report.wall_ms}ms wall (x${report.virtual_wall_ratio}); ${report.details.summary}`);
-    for (const c of report.checks) out.push(`${c.verdict === 'pass' ? 'PASS' : 'FAIL'} ${c.name}: ${c.detail}`);
+    out.push(
+      `ran ${report.events} events, ${formatDuration(report.virtual_ms)} virtual in ${report.wall_ms}ms wall (x${report.virtual_wall_ratio}); ${report.details.summary}`,
+    );
+    for (const c of report.checks)
+      out.push(`${c.verdict === 'pass' ? 'PASS' : 'FAIL'} ${c.name}: ${c.detail}`);
     if (!report.passed) {
       out.push('', 'last log lines:', ...report.details.logTail.slice(-60).map((l) => `  ${l}`));
       out.push('', 'last events:', ...report.details.traceTail.slice(-30).map((l) => `  ${l}`));

@@ -7,12 +7,18 @@
 import type { WorkloadDefinition } from './workload.js';
 import { pingPongWorkload } from './pingpong/definition.js';
 
-export type { CheckResult, CheckSpec, WorkloadContext, WorkloadDefinition, WorkloadRun } from './workload.js';
+export type {
+  CheckResult,
+  CheckSpec,
+  WorkloadContext,
+  WorkloadDefinition,
+  WorkloadRun,
+} from './workload.js';
 export { PINGPONG_BUGS, type PingPongBug, type PingPongConfig } from './pingpong/config.js';
 export { pingPongWorkload } from './pingpong/definition.js';
 
 const WORKLOADS: ReadonlyMap<string, WorkloadDefinition> = new Map<string, WorkloadDefinition>([
-  [pingPongWorkload.kind, pingPongWorkload as WorkloadDefinition],
+  [pingPongWorkload.kind, pingPongWorkload],
 ]);
 
 export function workloadKinds(): string[] {

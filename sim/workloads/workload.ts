@@ -1,5 +1,6 @@
 import type { SimCluster, SimProcessFactory } from '../cluster/index.js';
 import type { SimKernel } from '../kernel/index.js';
+import type { RandomStream } from '../../src/runtime/index.js';
 import type { SimServices } from '../runtime/index.js';
 
 export interface CheckSpec {
@@ -23,6 +24,8 @@ export interface WorkloadContext {
   endMs: number;
   /** When the last scheduled fault event (heal, restart, …) happens; liveness is judged after it. */
   quietAtMs: number;
+  /** The `workload` stream, for workload decisions drawn at random (which tenant, which query). */
+  random: RandomStream;
   /** Node names by the role they run. */
   nodesByRole: ReadonlyMap<string, readonly string[]>;
 }

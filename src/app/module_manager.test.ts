@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../runtime/testing/index.js';
-import { CapturingLogger } from '../runtime/testing/index.js';
+import { CapturingLogger, ManualClock } from '../runtime/testing/index.js';
+import { INITIALISED_ONLY, readiness } from '../server/index.js';
 import {
   ModuleDependencyError,
   type ModuleDefinition,
@@ -206,6 +206,7 @@ describe('ModuleManager', () => {
     await m.start(never);
     expect(m.statuses().map((s) => [s.name, s.state])).toEqual([
       ['server', 'Running'],
+      ['overrides', INITIALISED_ONLY],
       ['ring', 'Running'],
       ['a', 'Running'],
     ]);
@@ -223,7 +224,9 @@ describe('ModuleManager', () => {
       'stop ring',
       'stop server',
     ]);
-    expect(m.statuses().every((s) => s.state === 'Terminated')).toBe(true);
+    expect(
+      m.statuses().every((s) => s.state === 'Terminated' || s.state === INITIALISED_ONLY),
+    ).toBe(true);
   });
 
   it('stops the started modules in reverse when one fails to start, naming it', async () => {
@@ -273,7 +276,9 @@ describe('ModuleManager', () => {
     controller.abort();
     await expect(m.start(controller.signal)).rejects.toBeInstanceOf(StartAbortedError);
     expect(ctx.events.filter((e) => e.startsWith('start'))).toEqual([]);
-    expect(m.statuses().every((s) => s.state === 'Terminated')).toBe(true);
+    expect(
+      m.statuses().every((s) => s.state === 'Terminated' || s.state === INITIALISED_ONLY),
+    ).toBe(true);
   });
 
   it('reports the modules that did not stop within the grace period', async () => {
@@ -366,5 +371,34 @@ describe('ModuleManager', () => {
     ]);
     await m.start(never);
     expect(m.statuses()[1]?.notReadyReason).toBe('syncing');
+  });
+});
+
+describe('ModuleManager statuses', () => {
+  it('lists modules without a service as Initialised, and they do not hold back readiness', async () => {
+    const defs: ModuleDefinition<object>[] = [
+      { name: 'base', deps: [], init: () => Promise.resolve(undefined) },
+      {
+        name: 'top',
+        deps: ['base'],
+        init: () => Promise.resolve(new BasicService('top', {})),
+      },
+    ];
+    const mm = new ModuleManager(
+      defs,
+      { shutdownGraceMs: 1000 },
+      {
+        clock: new ManualClock(),
+        logger: new CapturingLogger(),
+      },
+    );
+    await mm.init(['top'], {});
+    await mm.start(new AbortController().signal);
+    expect(mm.statuses().map((s) => [s.name, s.state])).toEqual([
+      ['base', INITIALISED_ONLY],
+      ['top', 'Running'],
+    ]);
+    expect(readiness(mm.statuses())).toEqual({ ready: true });
+    await mm.stop();
   });
 });

@@ -5,7 +5,7 @@
  * services in that order and stops them in reverse, within a grace period.
  */
 import type { Clock, Logger, Timer } from '../runtime/index.js';
-import type { ModuleStatus } from '../server/index.js';
+import { INITIALISED_ONLY, type ModuleStatus } from '../server/index.js';
 import type { Service } from '../services/index.js';
 
 export interface ModuleDefinition<Ctx> {
@@ -134,6 +134,8 @@ export class ModuleManager<Ctx> {
   private readonly byName: Map<string, ModuleDefinition<Ctx>>;
   private moduleOrder: string[] = [];
   private readonly entries: ModuleEntry[] = [];
+  /** Modules whose init built something for others and returned no service. */
+  private readonly initialisedOnly = new Set<string>();
   private initialised = false;
   private startPromise: Promise<void> | undefined;
   private stopPromise: Promise<StopResult> | undefined;
@@ -185,7 +187,10 @@ export class ModuleManager<Ctx> {
         await this.stop();
         throw new ModuleStartError(name, 'initialise', err);
       }
-      if (service === undefined) continue;
+      if (service === undefined) {
+        this.initialisedOnly.add(name);
+        continue;
+      }
       const entry = { module: name, service };
       this.entries.push(entry);
       service.onFailure?.((err) => {
@@ -296,14 +301,25 @@ export class ModuleManager<Ctx> {
   }
 
   /** A snapshot of every service for `/services` and `/ready`, in start order. */
+  /** Every initialised module in start order, including those without a service. */
   statuses(): ModuleStatus[] {
-    return this.entries.map(({ module, service }) => ({
-      name: module,
-      state: service.state,
-      failureReason: service.failureReason,
-      note: service.note,
-      notReadyReason: service.state === 'Running' ? service.isReady?.() : undefined,
-    }));
+    const services = new Map(this.entries.map((e) => [e.module, e.service]));
+    const out: ModuleStatus[] = [];
+    for (const name of this.moduleOrder) {
+      const service = services.get(name);
+      if (service !== undefined) {
+        out.push({
+          name,
+          state: service.state,
+          failureReason: service.failureReason,
+          note: service.note,
+          notReadyReason: service.state === 'Running' ? service.isReady?.() : undefined,
+        });
+      } else if (this.initialisedOnly.has(name)) {
+        out.push({ name, state: INITIALISED_ONLY, note: 'initialised; no service to run' });
+      }
+    }
+    return out;
   }
 }
 

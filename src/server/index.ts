@@ -43,7 +43,7 @@ export {
   UNMATCHED_ROUTE_LABEL,
   routeLabel,
 } from './request_metrics.js';
-export { readiness, type ModuleStatus, type Readiness } from './module_status.js';
+export { INITIALISED_ONLY, readiness, type ModuleStatus, type Readiness } from './module_status.js';
 export {
   firstQueryValue,
   registerStatusRoutes,

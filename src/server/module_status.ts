@@ -6,7 +6,11 @@
 
 export interface ModuleStatus {
   readonly name: string;
-  /** A service state: New, Starting, Running, Stopping, Terminated or Failed. */
+  /**
+   * A service state: New, Starting, Running, Stopping, Terminated or Failed; or
+   * `Initialised` for a module that only builds something other modules use (e.g.
+   * `overrides`) and has no service to run, which never counts against readiness.
+   */
   readonly state: string;
   /** Why the service failed, when `state` is Failed. */
   readonly failureReason?: string | undefined;
@@ -15,6 +19,9 @@ export interface ModuleStatus {
   /** Why a Running service is not ready yet (undefined = ready). */
   readonly notReadyReason?: string | undefined;
 }
+
+/** The state shown for a module that was initialised and has no service to run. */
+export const INITIALISED_ONLY = 'Initialised';
 
 /** Order in which non-running states are reported, most hopeful first. */
 const STATE_REPORT_ORDER: readonly string[] = [
@@ -36,7 +43,7 @@ export type Readiness =
 export function readiness(statuses: readonly ModuleStatus[]): Readiness {
   const notRunning = new Map<string, string[]>();
   for (const s of statuses) {
-    if (s.state === 'Running') continue;
+    if (s.state === 'Running' || s.state === INITIALISED_ONLY) continue;
     const names = notRunning.get(s.state) ?? [];
     names.push(s.name);
     notRunning.set(s.state, names);

@@ -27,11 +27,18 @@ function listSome(values: readonly (string | number)[]): string {
 }
 
 function result(name: string, failures: string | undefined, okDetail: string): CheckResult {
-  return failures === undefined ? { name, verdict: 'pass', detail: okDetail } : { name, verdict: 'fail', detail: failures };
+  return failures === undefined
+    ? { name, verdict: 'pass', detail: okDetail }
+    : { name, verdict: 'fail', detail: failures };
 }
 
 /** Every id the receiver acknowledged is in its durable log. */
-export function checkDurability(ledger: AckLedger, log: ParsedLog, where: string, epochMs: number): CheckResult {
+export function checkDurability(
+  ledger: AckLedger,
+  log: ParsedLog,
+  where: string,
+  epochMs: number,
+): CheckResult {
   const present = new Set(log.entries);
   const missing = [...ledger.ackedIds].filter(([id]) => !present.has(String(id)));
   return result(
@@ -51,7 +58,9 @@ export function checkExactlyOnce(log: ParsedLog, where: string): CheckResult {
   const dup = [...counts].filter(([, n]) => n > 1);
   return result(
     'exactly_once',
-    dup.length === 0 ? undefined : `${dup.length} id(s) logged more than once in ${where}: ${listSome(dup.map(([id, n]) => `${id} ×${n}`))}`,
+    dup.length === 0
+      ? undefined
+      : `${dup.length} id(s) logged more than once in ${where}: ${listSome(dup.map(([id, n]) => `${id} ×${n}`))}`,
     `${log.entries.length} log entries, no duplicates`,
   );
 }
@@ -62,10 +71,13 @@ export function checkNoPhantoms(ledger: AckLedger, log: ParsedLog, where: string
     const id = Number(e);
     return !/^\d+$/.test(e) || !ledger.sentIds.has(id);
   });
-  const tail = log.incompleteTail > 0 ? ` (ignored a torn tail of ${log.incompleteTail} bytes)` : '';
+  const tail =
+    log.incompleteTail > 0 ? ` (ignored a torn tail of ${log.incompleteTail} bytes)` : '';
   return result(
     'no_phantoms',
-    phantoms.length === 0 ? undefined : `${phantoms.length} entr(y/ies) in ${where} were never sent: ${listSome(phantoms.map((p) => JSON.stringify(p)))}`,
+    phantoms.length === 0
+      ? undefined
+      : `${phantoms.length} entr(y/ies) in ${where} were never sent: ${listSome(phantoms.map((p) => JSON.stringify(p)))}`,
     `every log entry was sent by the sender${tail}`,
   );
 }
@@ -77,7 +89,13 @@ export function checkNoPhantoms(ledger: AckLedger, log: ParsedLog, where: string
  */
 export function checkLiveness(
   ledger: AckLedger,
-  opts: { quietAtMs: number; withinMs: number; endMs: number; epochMs: number; expectedMessages: number },
+  opts: {
+    quietAtMs: number;
+    withinMs: number;
+    endMs: number;
+    epochMs: number;
+    expectedMessages: number;
+  },
 ): CheckResult {
   const late: string[] = [];
   let judged = 0;
@@ -87,7 +105,8 @@ export function checkLiveness(
     judged++;
     const ackedAt = ledger.ackedIds.get(id);
     if (ackedAt === undefined) late.push(`${id} (never acked)`);
-    else if (ackedAt > deadline) late.push(`${id} (acked ${formatDuration(ackedAt - deadline)} after its deadline)`);
+    else if (ackedAt > deadline)
+      late.push(`${id} (acked ${formatDuration(ackedAt - deadline)} after its deadline)`);
   }
   const unsent = opts.expectedMessages - ledger.sentIds.size;
   const rel = (t: number): string => `+${formatDuration(t - opts.epochMs)}`;

@@ -1,4 +1,11 @@
-import { ScenarioError, formatDuration, readDuration, readNumber, readObject, readString } from '../../fields/index.js';
+import {
+  ScenarioError,
+  formatDuration,
+  readDuration,
+  readNumber,
+  readObject,
+  readString,
+} from '../../fields/index.js';
 
 /**
  * Deliberate bugs for proving that the checks catch what they claim to catch. `none` is the
@@ -32,7 +39,10 @@ export interface PingPongConfig {
   lazyFsyncIntervalMs: number;
 }
 
-export function parsePingPongConfig(raw: Readonly<Record<string, unknown>>, where: string): PingPongConfig {
+export function parsePingPongConfig(
+  raw: Readonly<Record<string, unknown>>,
+  where: string,
+): PingPongConfig {
   const o = readObject(raw, where, [
     'messages',
     'interval',
@@ -45,14 +55,19 @@ export function parsePingPongConfig(raw: Readonly<Record<string, unknown>>, wher
   ]);
   const bug = readString(o.bug, `${where}.bug`, 'none');
   if (!(PINGPONG_BUGS as readonly string[]).includes(bug)) {
-    throw new ScenarioError(`${where}.bug: unknown bug ${JSON.stringify(bug)} (known: ${PINGPONG_BUGS.join(', ')})`);
+    throw new ScenarioError(
+      `${where}.bug: unknown bug ${JSON.stringify(bug)} (known: ${PINGPONG_BUGS.join(', ')})`,
+    );
   }
   const logPath = readString(o.log_path, `${where}.log_path`, '/data/pingpong.log');
   if (!logPath.startsWith('/') || logPath.endsWith('/') || logPath.split('/').length < 3) {
-    throw new ScenarioError(`${where}.log_path: need an absolute file path inside a directory, got ${JSON.stringify(logPath)}`);
+    throw new ScenarioError(
+      `${where}.log_path: need an absolute file path inside a directory, got ${JSON.stringify(logPath)}`,
+    );
   }
   const intervalMs = readDuration(o.interval, `${where}.interval`, 250);
-  if (intervalMs <= 0) throw new ScenarioError(`${where}.interval: must be positive, got ${intervalMs}ms`);
+  if (intervalMs <= 0)
+    throw new ScenarioError(`${where}.interval: must be positive, got ${intervalMs}ms`);
   return {
     messages: readNumber(o.messages, `${where}.messages`, 400, { min: 1, integer: true }),
     intervalMs,

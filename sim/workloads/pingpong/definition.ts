@@ -1,6 +1,12 @@
 import { ScenarioError, readDuration, readObject } from '../../fields/index.js';
 import type { WorkloadDefinition } from '../workload.js';
-import { checkDurability, checkExactlyOnce, checkLiveness, checkNoPhantoms, parseLog } from './checks.js';
+import {
+  checkDurability,
+  checkExactlyOnce,
+  checkLiveness,
+  checkNoPhantoms,
+  parseLog,
+} from './checks.js';
 import { describePingPong, parsePingPongConfig, type PingPongConfig } from './config.js';
 import { AckLedger } from './ledger.js';
 import { pingPongReceiver } from './receiver.js';
@@ -23,7 +29,9 @@ export const pingPongWorkload: WorkloadDefinition<PingPongConfig> = {
     for (const role of ['sender', 'receiver']) {
       const nodes = nodesByRole.get(role) ?? [];
       if (nodes.length !== 1) {
-        throw new ScenarioError(`${where}: pingpong needs exactly one node running ${role}, got ${nodes.length} (${nodes.join(', ')})`);
+        throw new ScenarioError(
+          `${where}: pingpong needs exactly one node running ${role}, got ${nodes.length} (${nodes.join(', ')})`,
+        );
       }
     }
   },
@@ -31,7 +39,6 @@ export const pingPongWorkload: WorkloadDefinition<PingPongConfig> = {
   describe: describePingPong,
 
   start(config, ctx) {
-    const sender = ctx.nodesByRole.get('sender')![0]!;
     const receiver = ctx.nodesByRole.get('receiver')![0]!;
     const ledger = new AckLedger();
     const now = (): number => ctx.kernel.now();
@@ -39,7 +46,9 @@ export const pingPongWorkload: WorkloadDefinition<PingPongConfig> = {
     const durableLog = () => parseLog(ctx.cluster.node(receiver).disk.readDurable(config.logPath));
     return {
       factoryFor(role) {
-        if (role === 'sender') return (env) => pingPongSender(env, config, { ledger, receiver, epochMs: ctx.epochMs, now });
+        if (role === 'sender')
+          return (env) =>
+            pingPongSender(env, config, { ledger, receiver, epochMs: ctx.epochMs, now });
         if (role === 'receiver') return (env) => pingPongReceiver(env, config);
         throw new Error(`pingpong has no role ${JSON.stringify(role)} (roles: sender, receiver)`);
       },
@@ -55,7 +64,11 @@ export const pingPongWorkload: WorkloadDefinition<PingPongConfig> = {
             const o = readObject(spec.options, 'checks.liveness', ['within']);
             return checkLiveness(ledger, {
               quietAtMs: ctx.quietAtMs,
-              withinMs: readDuration(o.within, 'checks.liveness.within', DEFAULT_LIVENESS_WITHIN_MS),
+              withinMs: readDuration(
+                o.within,
+                'checks.liveness.within',
+                DEFAULT_LIVENESS_WITHIN_MS,
+              ),
               endMs: ctx.endMs,
               epochMs: ctx.epochMs,
               expectedMessages: config.messages,

@@ -1,4 +1,12 @@
-import { jsonBody, parseJsonBody, RpcError, type Env, type FileHandle, type RpcRequest, type RpcResponse } from '../../../src/runtime/index.js';
+import {
+  jsonBody,
+  parseJsonBody,
+  RpcError,
+  type Env,
+  type FileHandle,
+  type RpcRequest,
+  type RpcResponse,
+} from '../../../src/runtime/index.js';
 import type { SimProcess } from '../../cluster/index.js';
 import type { PingPongConfig } from './config.js';
 import { DELIVER_METHOD } from './sender.js';
@@ -55,9 +63,13 @@ export function pingPongReceiver(env: Env, config: PingPongConfig): SimProcess {
   const deliver = async (req: RpcRequest): Promise<RpcResponse> => {
     const { id } = parseJsonBody<{ id: unknown }>(req);
     if (typeof id !== 'number' || !Number.isSafeInteger(id) || id <= 0) {
-      throw new RpcError('invalid_argument', `message id must be a positive integer, got ${JSON.stringify(id)}`);
+      throw new RpcError(
+        'invalid_argument',
+        `message id must be a positive integer, got ${JSON.stringify(id)}`,
+      );
     }
-    if (file === undefined) throw new RpcError('unavailable', 'receiver is still recovering its log');
+    if (file === undefined)
+      throw new RpcError('unavailable', 'receiver is still recovering its log');
     const known = durable.get(id);
     if (known !== undefined && bug !== 'no_dedupe') {
       await known; // a duplicate of a message still being synced is acked only once it is durable

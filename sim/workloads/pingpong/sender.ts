@@ -29,10 +29,14 @@ export function pingPongSender(env: Env, config: PingPongConfig, deps: SenderDep
     for (let attempt = 1; !controller.signal.aborted; attempt++) {
       deps.ledger.sent(id, deps.now());
       try {
-        await env.transport.call(deps.receiver, { method: DELIVER_METHOD, ...jsonBody({ id }) }, {
-          timeoutMs: config.callTimeoutMs,
-          signal: controller.signal,
-        });
+        await env.transport.call(
+          deps.receiver,
+          { method: DELIVER_METHOD, ...jsonBody({ id }) },
+          {
+            timeoutMs: config.callTimeoutMs,
+            signal: controller.signal,
+          },
+        );
         deps.ledger.acked(id, deps.now());
         if (attempt > 1) log.debug('acked after retries', { id, attempt });
         return;
