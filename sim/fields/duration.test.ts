@@ -29,3 +29,12 @@ describe('scenario durations', () => {
     );
   });
 });
+
+describe('scenario durations match the configuration syntax', () => {
+  it('rejects negative durations and formats the Go way', () => {
+    expect(() => parseDuration('-5s', 'at')).toThrow(
+      /at: invalid duration "-5s": must not be negative/,
+    );
+    expect(formatDuration(7_200_000)).toBe('2h0m0s');
+  });
+});

@@ -1,15 +1,12 @@
 /**
- * Durations in scenario files: Go syntax (`1h30m`, `250ms`, `1.5s`, `0`), also `d` and `w`
- * like Prometheus, or a bare number of milliseconds. Results are whole milliseconds.
+ * Durations in scenario files: the same Go syntax the configuration accepts (`1h30m`,
+ * `250ms`, `1.5s`, `0`, plus Prometheus's `d`/`w`/`y`), or a bare number of milliseconds.
+ * Parsing and formatting are the configuration's; this only adds the scenario key to errors.
  */
-const UNIT_MS: Readonly<Record<string, number>> = {
-  ms: 1,
-  s: 1_000,
-  m: 60_000,
-  h: 3_600_000,
-  d: 86_400_000,
-  w: 604_800_000,
-};
+import {
+  formatDuration as formatGoDuration,
+  parseDuration as parseGoDuration,
+} from '../../src/config/index.js';
 
 export class DurationError extends Error {
   override readonly name = 'DurationError';
@@ -27,39 +24,22 @@ export function parseDuration(value: unknown, where: string): number {
     throw new DurationError(
       `${where}: invalid duration ${JSON.stringify(value)}: expected a string like "30s"`,
     );
-  const text = value.trim();
-  if (text === '0') return 0;
-  const re = /(\d+(?:\.\d+)?)(ms|s|m|h|d|w)/gy;
-  let total = 0;
-  let consumed = 0;
-  let match: RegExpExecArray | null;
-  while ((match = re.exec(text)) !== null) {
-    total += Number(match[1]) * UNIT_MS[match[2]!]!;
-    consumed = re.lastIndex;
-  }
-  if (consumed === 0 || consumed !== text.length) {
+  let ms: number;
+  try {
+    ms = parseGoDuration(value);
+  } catch (err) {
     throw new DurationError(
-      `${where}: invalid duration ${JSON.stringify(value)}: expected e.g. "250ms", "30s", "1m30s", "2h"`,
+      `${where}: invalid duration ${JSON.stringify(value)}: expected e.g. "250ms", "30s", "1m30s", "2h" (${(err as Error).message})`,
     );
   }
-  return Math.round(total);
+  if (ms < 0)
+    throw new DurationError(
+      `${where}: invalid duration ${JSON.stringify(value)}: must not be negative`,
+    );
+  return ms;
 }
 
-/** Compact human form: `1m30s`, `250ms`, `2h`, `0s`. */
+/** Go form, as the configuration prints durations: `1m30s`, `250ms`, `2h0m0s`, `0s`. */
 export function formatDuration(ms: number): string {
-  if (ms === 0) return '0s';
-  let rest = Math.round(ms);
-  let out = '';
-  for (const [unit, size] of [
-    ['h', 3_600_000],
-    ['m', 60_000],
-    ['s', 1_000],
-  ] as const) {
-    if (rest >= size) {
-      out += `${Math.floor(rest / size)}${unit}`;
-      rest %= size;
-    }
-  }
-  if (rest > 0) out += `${rest}ms`;
-  return out;
+  return formatGoDuration(ms);
 }
