@@ -169,8 +169,12 @@ export default tseslint.config(
           message: `Date.now is ${boundaryMessage}`,
         },
         {
-          selector: "VariableDeclarator[init.name='Date'] > ObjectPattern",
-          message: `destructuring Date is ${boundaryMessage}`,
+          selector: "VariableDeclarator[init.name='Date']",
+          message: `aliasing Date is ${boundaryMessage}`,
+        },
+        {
+          selector: "AssignmentExpression[right.name='Date']",
+          message: `aliasing Date is ${boundaryMessage}`,
         },
       ],
     },

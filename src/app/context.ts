@@ -30,8 +30,8 @@ export interface StrataOptions {
 
 /** The KV clients of the hash rings this process uses (one per ring, each under its prefix). */
 export interface RingKVClients {
-  /** The ingester ring: distributors, ingesters, queriers and rulers read it. */
-  readonly ingester: KV;
+  /** The ingester ring, when a user of it (distributor, ingester, querier, ruler) runs here. */
+  readonly ingester?: KV;
   /** The store-gateway ring, when store-gateway sharding is enabled and a user of it runs here. */
   readonly storeGateway?: KV;
   /** The compactor ring, when compactor sharding is enabled and a compactor runs here. */

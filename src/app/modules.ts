@@ -77,6 +77,7 @@ const serverModule: StrataModule = {
       renderConfig: (mode) => ctx.renderConfig(mode),
       // Looked up per request: runtime-config is initialised after the server.
       renderRuntimeConfig: (mode) => ctx.runtimeConfig?.render(mode, config.limits),
+      runtimeConfigEnabled: config.runtime_config.file !== '',
       statuses: ctx.statuses,
       metrics: env.metrics,
     });

@@ -9,6 +9,7 @@ import type { RingKVClients, StrataContext } from './context.js';
 import { BasicService, type Service } from '../services/index.js';
 
 /** Modules that read the store-gateway ring (to shard or to find store-gateways). */
+const INGESTER_RING_USERS: readonly string[] = ['distributor', 'ingester', 'querier', 'ruler'];
 const STORE_GATEWAY_RING_USERS: readonly string[] = ['store-gateway', 'querier', 'ruler'];
 
 export function ringService(ctx: StrataContext): Service {
@@ -33,12 +34,15 @@ export function ringService(ctx: StrataContext): Service {
     starting: async () => {
       const modules = ctx.modules();
       try {
-        const rings: { -readonly [K in keyof RingKVClients]: RingKVClients[K] } = {
-          ingester: open(
+        const rings: { -readonly [K in keyof RingKVClients]: RingKVClients[K] } = {};
+        // Only rings a module of this process uses are opened, so e.g. a compactor does not
+        // need the ingester ring's store to be reachable.
+        if (INGESTER_RING_USERS.some((m) => modules.includes(m))) {
+          rings.ingester = open(
             config.ingester.lifecycler.ring.kvstore,
             'ingester.lifecycler.ring.kvstore',
-          ),
-        };
+          );
+        }
         if (
           config.store_gateway.sharding_enabled &&
           STORE_GATEWAY_RING_USERS.some((m) => modules.includes(m))

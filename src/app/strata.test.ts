@@ -186,9 +186,10 @@ describe('startStrata with -target=all', () => {
       '<td>distributor</td><td>Running</td><td>placeholder: distributor is not implemented yet (arrives with issue 5)',
     );
     const index = await (await fetch(`${url}/`)).text();
+    // No -runtime-config.file here: /runtime_config would only answer 404, so it is not linked.
+    expect(index).not.toContain('href="/runtime_config"');
     for (const path of [
       '/config',
-      '/runtime_config',
       '/services',
       '/ready',
       '/metrics',
@@ -223,7 +224,22 @@ describe('startStrata with -target=all', () => {
       env2,
     );
     expect(env2.openedKVs).toHaveLength(1);
+    expect(only.context.rings?.ingester).toBeDefined();
     expect(only.context.rings?.storeGateway).toBeUndefined();
+  });
+
+  it('does not open the ingester ring for a target that does not use it', async () => {
+    const env = testEnv();
+    const compactor = await started(
+      testConfig((c) => {
+        c.target = 'compactor';
+        // The default store is not supported yet: a compactor must not need it.
+        c.ingester.lifecycler.ring.kvstore.store = 'consul';
+      }),
+      env,
+    );
+    expect(env.openedKVs).toHaveLength(0);
+    expect(compactor.context.rings?.ingester).toBeUndefined();
   });
 
   it('serves /config from the applied configuration', async () => {
@@ -352,6 +368,7 @@ describe('/ready during startup', () => {
     const runtime = await (await fetch(`${url}/runtime_config?mode=diff`)).text();
     expect(runtime).toContain('team-a');
     expect(runtime).toContain('ingestion_rate: 10');
+    expect(await (await fetch(`${url}/`)).text()).toContain('href="/runtime_config"');
   });
 });
 

@@ -216,12 +216,13 @@ describe('HTTP prefixes: mon and notifier', () => {
 });
 
 describe('API switches and other alternative spellings', () => {
-  it.each([['-alertmanager.enable-api'], ['-notifier.enable-api']])(
-    '%s enables the alertmanager API',
-    async (flag) => {
-      expect((await load([flag])).alertmanager.enable_api).toBe(true);
-    },
-  );
+  it.each([
+    ['-alertmanager.enable-api'],
+    ['-experimental.alertmanager.enable-api'],
+    ['-notifier.enable-api'],
+  ])('%s enables the alertmanager API', async (flag) => {
+    expect((await load([flag])).alertmanager.enable_api).toBe(true);
+  });
 
   it('accepts notifier as the YAML block name of alertmanager', async () => {
     expect((await load([], 'notifier:\n  enable_api: true\n')).alertmanager.enable_api).toBe(true);

@@ -104,6 +104,9 @@ describe('bad flags', () => {
     await expect(load(['-distributor.ingestion-rate-limit=fast'])).rejects.toThrow(
       'invalid value "fast" for flag -distributor.ingestion-rate-limit: parse error',
     );
+    await expect(load(['-compactor.block-ranges=2h,,24h'])).rejects.toThrow(
+      'invalid value "2h,,24h" for flag -compactor.block-ranges: empty entry in list',
+    );
     await expect(load(['-compactor.block-ranges=2h,oops'])).rejects.toThrow(
       'invalid value "2h,oops" for flag -compactor.block-ranges: invalid duration "oops"',
     );

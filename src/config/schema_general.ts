@@ -118,7 +118,11 @@ export const alertmanagerBlock = block(
   "The multi-tenant Alertmanager (the reference's notifier).",
   {
     enable_api: setting('bool', false, {
-      flag: ['alertmanager.enable-api', 'notifier.enable-api'],
+      flag: [
+        'alertmanager.enable-api',
+        'experimental.alertmanager.enable-api',
+        'notifier.enable-api',
+      ],
       help: 'Enable the Alertmanager configuration API (/api/v1/alerts).',
     }),
   },

@@ -75,12 +75,12 @@ export function configProblems(config: Config): string[] {
     );
   }
   if (
-    tsdb.stripe_size < 1 ||
+    tsdb.stripe_size <= 1 ||
     (tsdb.stripe_size & (tsdb.stripe_size - 1)) !== 0 ||
     tsdb.stripe_size > 2 ** 30
   ) {
     problems.push(
-      `${name('tsdb.stripe_size')} is ${tsdb.stripe_size}: it must be a power of 2 (at most 1073741824)`,
+      `${name('tsdb.stripe_size')} is ${tsdb.stripe_size}: it must be a power of 2 greater than 1 (at most 1073741824)`,
     );
   }
   if (tsdb.ship_interval > 0)

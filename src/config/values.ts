@@ -56,12 +56,12 @@ function parseFloatText(text: string): number {
   return n;
 }
 
-/** Comma-separated list; surrounding blanks trimmed, empty entries dropped (`""` is the empty list). */
+/** Comma-separated list; surrounding blanks trimmed; `""` is the empty list, `a,,b` an error (as in Go). */
 function splitList(text: string): string[] {
-  return text
-    .split(',')
-    .map((s) => s.trim())
-    .filter((s) => s !== '');
+  if (text.trim() === '') return [];
+  const parts = text.split(',').map((s) => s.trim());
+  if (parts.includes('')) throw new ConfigError('empty entry in list');
+  return parts;
 }
 
 /** Maps neutral spellings (bucketa, kvone, mcache, notifier...) to the canonical value. */

@@ -22,6 +22,16 @@ const FORBIDDEN: Record<string, string> = {
   "import fs from 'node:fs'": "import fs from 'node:fs';\nexport const f = fs;",
   "import 'node:http'": "import 'node:http';",
   "import 'node:net'": "import 'node:net';",
+  "Date['now']()": "export const t = Date['now']();",
+  'aliased Date': 'const D = Date;\nexport const t = D.now();',
+  'destructured Date.now': 'const { now } = Date;\nexport const t = now();',
+  'fetch(...)': "export const p = fetch('http://127.0.0.1/');",
+  "import { nextTick } from 'node:process'":
+    "import { nextTick } from 'node:process';\nnextTick(() => undefined);",
+  "import crypto from 'node:crypto'":
+    "import c from 'node:crypto';\nexport const b = c.randomBytes(4);",
+  "import('node:timers')": "export const t = import('node:timers');",
+  'new WeakRef(...)': 'export const w = new WeakRef({});',
 };
 
 const COMPONENT_FILES = [

@@ -54,6 +54,7 @@ async function start(opts: Options = {}) {
       opts.runtimeConfig === true ? `overrides: {} # ${mode}\n` : undefined,
     statuses: () => state.statuses,
     metrics: registry,
+    runtimeConfigEnabled: opts.runtimeConfig === true,
   });
   return { url: await serve(server.handler), registry, state };
 }

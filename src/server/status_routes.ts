@@ -21,6 +21,8 @@ export interface StatusRoutesDeps {
    * configured (`-runtime-config.file` empty).
    */
   renderRuntimeConfig(mode: RuntimeConfigRenderMode): string | undefined;
+  /** Whether `-runtime-config.file` is set: without it `/runtime_config` is left off the index. */
+  readonly runtimeConfigEnabled: boolean;
   /** The current state of every service in the process, in start order. */
   statuses(): readonly ModuleStatus[];
   /** The registry `/metrics` exposes (the process Env's). */
@@ -52,6 +54,7 @@ export function registerStatusRoutes(server: HttpServer, deps: StatusRoutesDeps)
     description:
       'Applied runtime configuration (per-tenant overrides) in YAML (?mode=diff: only values differing from the defaults)',
     tenant: false,
+    hidden: !deps.runtimeConfigEnabled,
     handler: (req, res) => {
       const mode = parseMode(req, ['diff'] as const);
       const yaml = deps.renderRuntimeConfig(mode ?? 'all');

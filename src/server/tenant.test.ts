@@ -26,6 +26,11 @@ describe('tenantIdProblem', () => {
     );
   });
 
+  it("rejects Cortex's global markers directory name", () => {
+    expect(tenantIdProblem('__markers__')).toBe("tenant ID '__markers__' is reserved");
+    expect(tenantIdProblem('__markers')).toBeUndefined();
+  });
+
   it("rejects the reserved '.' and '..'", () => {
     expect(tenantIdProblem('.')).toBe("tenant ID is '.' or '..': got '.'");
     expect(tenantIdProblem('..')).toBe("tenant ID is '.' or '..': got '..'");

@@ -12,13 +12,16 @@ export const NO_AUTH_TENANT = 'fake';
 
 export const MAX_TENANT_ID_LENGTH = 150;
 
+/** Cortex's global markers directory in the bucket, which no tenant may be named after. */
+const GLOBAL_MARKERS_DIR = '__markers__';
+
 /** Cortex joins tenant IDs with `|` for federated queries; we name it to explain rejections. */
 const TENANT_ID_SEPARATOR = '|';
 
 /**
  * Returns undefined when `id` is a valid tenant ID, else the reason it is not. The rules are
  * Cortex's `tenant.ValidTenantID`: only `a-z A-Z 0-9 ! - _ . * ' ( )`, at most 150
- * characters, and not `.` or `..` (tenant IDs become directory names in storage).
+ * characters, and not `.`, `..` or `__markers__` (tenant IDs become directory names in storage).
  */
 export function tenantIdProblem(id: string): string | undefined {
   if (id === '') return 'tenant ID is empty';
@@ -34,6 +37,8 @@ export function tenantIdProblem(id: string): string | undefined {
     return `tenant ID is too long: max ${MAX_TENANT_ID_LENGTH} characters, got ${id.length}`;
   }
   if (id === '.' || id === '..') return `tenant ID is '.' or '..': got '${id}'`;
+  // The bucket keeps cluster-wide markers in this directory beside the tenants' ones.
+  if (id === GLOBAL_MARKERS_DIR) return `tenant ID '${id}' is reserved`;
   return undefined;
 }
 

@@ -32,7 +32,8 @@ export function toFileSystemError(err: unknown, p: string): Error {
   const code = (err as { code?: unknown } | null)?.code;
   const message = err instanceof Error ? err.message : String(err);
   if (typeof code === 'string' && KNOWN_CODES.has(code)) {
-    return new FileSystemError(code as ErrorCode, p, `${code}: ${p}: ${message}`);
+    // Node's message already names the code and the path ("ENOENT: no such file ..., open 'p'").
+    return new FileSystemError(code as ErrorCode, p, message);
   }
   if (code === 'ERR_FS_EISDIR') return new FileSystemError('EISDIR', p, `EISDIR: ${p}: ${message}`);
   return new FileSystemError(
