@@ -1,0 +1,159 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { compareGoStrings, goQuote } from './go_strings.js';
+import { DuplicateLabelError, Labels } from './labels.js';
+import {
+  isValidLabelName,
+  isValidLegacyLabelName,
+  isValidLegacyMetricName,
+  isValidMetricName,
+} from './names.js';
+import { xxhash64 } from './xxhash64.js';
+
+const utf8 = (s: string): Uint8Array => new TextEncoder().encode(s);
+
+describe('compareGoStrings', () => {
+  it('orders by UTF-8 bytes, not UTF-16 units', () => {
+    // U+FFFD is EF BF BD in UTF-8 and sorts before U+1F600 (F0 9F 98 80); in UTF-16 the
+    // surrogate D83D sorts first.
+    expect(compareGoStrings('\ufffd', '\u{1F600}')).toBeLessThan(0);
+    expect('\ufffd' < '\u{1F600}').toBe(false);
+    expect(compareGoStrings('a', 'ab')).toBeLessThan(0);
+    expect(compareGoStrings('b', 'ab')).toBeGreaterThan(0);
+    expect(compareGoStrings('x', 'x')).toBe(0);
+  });
+
+  it('agrees with byte-wise comparison of the UTF-8 encodings', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary' }), fc.string({ unit: 'binary' }), (a, b) => {
+        expect(Math.sign(compareGoStrings(a, b))).toBe(Math.sign(Buffer.compare(utf8(a), utf8(b))));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
+
+describe('Labels', () => {
+  it('sorts names in Go order, including astral characters', () => {
+    const ls = Labels.fromObject({ '\u{1F600}': '1', '\ufffd': '2', b: '3', a: '4' });
+    expect(ls.names()).toEqual(['a', 'b', '\ufffd', '\u{1F600}']);
+  });
+
+  it('rejects duplicate names with a clear error', () => {
+    expect(() =>
+      Labels.fromPairs([
+        ['job', 'a'],
+        ['job', 'b'],
+      ]),
+    ).toThrow(new DuplicateLabelError('job'));
+    expect(() => Labels.fromStrings('a', '1', 'a', '2')).toThrow('duplicate label name "a"');
+    expect(() => Labels.fromSorted(['b', 'a'], ['1', '2'])).toThrow(
+      '"a" is out of order after "b"',
+    );
+    expect(() => Labels.fromStrings('a')).toThrow('got 1 strings');
+  });
+
+  it('looks labels up and derives new sets', () => {
+    const ls = Labels.fromStrings('__name__', 'up', 'job', 'api', 'instance', 'h:9090');
+    expect(ls.length).toBe(3);
+    expect(ls.get('job')).toBe('api');
+    expect(ls.get('missing')).toBe('');
+    expect(ls.has('instance')).toBe(true);
+    expect(ls.has('missing')).toBe(false);
+    expect(ls.withoutName().names()).toEqual(['instance', 'job']);
+    expect(ls.without('job', 'instance').toObject()).toEqual({ __name__: 'up' });
+    expect([...ls].map((l) => `${l.name}=${l.value}`)).toEqual([
+      '__name__=up',
+      'instance=h:9090',
+      'job=api',
+    ]);
+    const seen: string[] = [];
+    ls.forEach((n, v) => seen.push(n + v));
+    expect(seen).toEqual(['__name__up', 'instanceh:9090', 'jobapi']);
+    expect(ls.nameAt(1)).toBe('instance');
+    expect(ls.valueAt(2)).toBe('api');
+    expect(() => ls.nameAt(3)).toThrow('label index 3 out of range for 3 labels');
+    expect(ls.equals(Labels.fromObject({ job: 'api', instance: 'h:9090', __name__: 'up' }))).toBe(
+      true,
+    );
+    expect(ls.equals(ls.withoutName())).toBe(false);
+  });
+
+  it('compares like Prometheus labels.Compare', () => {
+    const a = Labels.fromStrings('aaa', '111', 'bbb', '222');
+    expect(Labels.compare(a, Labels.fromStrings('aaa', '111', 'bar', '222'))).toBeGreaterThan(0);
+    expect(Labels.compare(a, Labels.fromStrings('aaa', '111', 'bbc', '222'))).toBeLessThan(0);
+    expect(Labels.compare(a, Labels.fromStrings('aaa', '111', 'bbb', '233'))).toBeLessThan(0);
+    expect(Labels.compare(a, Labels.fromStrings('aaa', '111', 'bbb', '222', 'ccc', '333'))).toBe(
+      -1,
+    );
+    expect(Labels.compare(a, Labels.fromStrings('aaa', '111'))).toBe(1);
+    expect(Labels.compare(a, Labels.fromStrings('bbb', '222', 'aaa', '111'))).toBe(0);
+    expect(Labels.compare(Labels.EMPTY, a)).toBe(-2);
+  });
+
+  it('renders like Prometheus 3 labels.String with Go %q escaping', () => {
+    expect(Labels.fromStrings('__name__', 'up', 'job', 'x').toString()).toBe(
+      '{__name__="up", job="x"}',
+    );
+    expect(Labels.EMPTY.toString()).toBe('{}');
+    expect(Labels.fromStrings('my.label', 'v', 'ok_1', 'w').toString()).toBe(
+      '{"my.label"="v", ok_1="w"}',
+    );
+    expect(
+      Labels.fromStrings('a', 'q"b\\n\nt\tz\u0007\u007f\u00a0\u200b😀é\u0000').toString(),
+    ).toBe('{a="q\\"b\\\\n\\nt\\tz\\a\\x7f\\u00a0\\u200b😀é\\x00"}');
+  });
+
+  it('hashes with XXH64 over name 0xff value 0xff, like labels.Hash', () => {
+    const ls = Labels.fromStrings('job', 'api', '__name__', 'up');
+    const bytes = new Uint8Array([
+      ...utf8('__name__'),
+      0xff,
+      ...utf8('up'),
+      0xff,
+      ...utf8('job'),
+      0xff,
+      ...utf8('api'),
+      0xff,
+    ]);
+    expect(ls.hash()).toBe(xxhash64(bytes));
+    expect(ls.hash()).toBe(Labels.fromObject({ __name__: 'up', job: 'api' }).hash());
+    expect(ls.hash()).not.toBe(Labels.fromObject({ __name__: 'up', job: 'apj' }).hash());
+  });
+});
+
+describe('xxhash64', () => {
+  it('matches the reference test vectors', () => {
+    expect(xxhash64(utf8(''))).toBe(0xef46db3751d8e999n);
+    expect(xxhash64(utf8('a'))).toBe(0xd24ec4f1a98c6e5bn);
+    expect(xxhash64(utf8('abc'))).toBe(0x44bc2cf5ad770999n);
+    expect(xxhash64(utf8('Nobody inspects the spammish repetition'))).toBe(0xfbcea83c8a378bf1n);
+  });
+});
+
+describe('goQuote', () => {
+  it('quotes like strconv.Quote', () => {
+    expect(goQuote('')).toBe('""');
+    expect(goQuote('\b\f\r\v')).toBe('"\\b\\f\\r\\v"');
+    expect(goQuote('\u{E0001}')).toBe('"\\U000e0001"');
+    expect(goQuote('\ud800')).toBe('"\ufffd"');
+  });
+});
+
+describe('name validation', () => {
+  it('follows the legacy and UTF-8 schemes of Prometheus 3', () => {
+    expect(isValidLegacyLabelName('job_1')).toBe(true);
+    expect(isValidLegacyLabelName('1job')).toBe(false);
+    expect(isValidLegacyLabelName('a:b')).toBe(false);
+    expect(isValidLegacyMetricName('a:b_c')).toBe(true);
+    expect(isValidLegacyMetricName(':x')).toBe(true);
+    expect(isValidLegacyMetricName('')).toBe(false);
+    expect(isValidLabelName('my.label')).toBe(true);
+    expect(isValidLabelName('my.label', 'legacy')).toBe(false);
+    expect(isValidLabelName('')).toBe(false);
+    expect(isValidLabelName('bad\ud800')).toBe(false);
+    expect(isValidMetricName('http.requests 😀')).toBe(true);
+    expect(isValidMetricName('http.requests', 'legacy')).toBe(false);
+  });
+});

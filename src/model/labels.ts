@@ -1,0 +1,239 @@
+/**
+ * Immutable label sets sorted by name in Go string order (UTF-8 bytes), with Prometheus's
+ * comparison, hashing (XXH64 over name 0xff value 0xff …) and `String()` rendering.
+ */
+import { compareGoStrings, goQuote } from './go_strings.js';
+import { METRIC_NAME_LABEL, isValidLegacyLabelName } from './names.js';
+import { xxhash64 } from './xxhash64.js';
+
+export interface Label {
+  readonly name: string;
+  readonly value: string;
+}
+
+/** Prometheus's separator byte between names and values in the hashed form. */
+const SEPARATOR = 0xff;
+const encoder = new TextEncoder();
+
+/** Thrown when a label set is built with the same name twice. */
+export class DuplicateLabelError extends Error {
+  constructor(readonly labelName: string) {
+    super(`duplicate label name ${goQuote(labelName)}`);
+    this.name = 'DuplicateLabelError';
+  }
+}
+
+export class Labels implements Iterable<Label> {
+  static readonly EMPTY: Labels = new Labels([]);
+
+  /** Interleaved name, value, name, value … in ascending name order. */
+  private readonly pairs: readonly string[];
+  private cachedHash: bigint | undefined;
+
+  private constructor(pairs: readonly string[]) {
+    this.pairs = pairs;
+  }
+
+  /** From `{name: value}`; object keys are unique, so this cannot fail on duplicates. */
+  static fromObject(obj: Readonly<Record<string, string>>): Labels {
+    return Labels.fromPairs(Object.entries(obj));
+  }
+
+  /** From name/value pairs or Label objects in any order; throws DuplicateLabelError on a repeated name. */
+  static fromPairs(pairs: Iterable<readonly [string, string] | Label>): Labels {
+    const list: [string, string][] = [];
+    for (const p of pairs) list.push('name' in p ? [p.name, p.value] : [p[0], p[1]]);
+    list.sort((a, b) => compareGoStrings(a[0], b[0]));
+    const flat: string[] = [];
+    for (let i = 0; i < list.length; i++) {
+      const [name, value] = list[i] as [string, string];
+      if (i > 0 && (list[i - 1] as [string, string])[0] === name)
+        throw new DuplicateLabelError(name);
+      flat.push(name, value);
+    }
+    return new Labels(flat);
+  }
+
+  /** Like Prometheus's labels.FromStrings: alternating names and values. */
+  static fromStrings(...nameValues: string[]): Labels {
+    if (nameValues.length % 2 !== 0) {
+      throw new Error(
+        `Labels.fromStrings needs name/value pairs, got ${nameValues.length} strings`,
+      );
+    }
+    const pairs: [string, string][] = [];
+    for (let i = 0; i < nameValues.length; i += 2)
+      pairs.push([nameValues[i] as string, nameValues[i + 1] as string]);
+    return Labels.fromPairs(pairs);
+  }
+
+  /**
+   * From parallel arrays already sorted by name (e.g. decoded from an index). Verifies the
+   * order in one pass instead of sorting; throws if unsorted or duplicated.
+   */
+  static fromSorted(names: readonly string[], values: readonly string[]): Labels {
+    if (names.length !== values.length) {
+      throw new Error(`Labels.fromSorted: ${names.length} names but ${values.length} values`);
+    }
+    const flat: string[] = new Array<string>(names.length * 2);
+    for (let i = 0; i < names.length; i++) {
+      const name = names[i] as string;
+      if (i > 0) {
+        const order = compareGoStrings(names[i - 1] as string, name);
+        if (order === 0) throw new DuplicateLabelError(name);
+        if (order > 0)
+          throw new Error(
+            `Labels.fromSorted: ${goQuote(name)} is out of order after ${goQuote(names[i - 1] as string)}`,
+          );
+      }
+      flat[2 * i] = name;
+      flat[2 * i + 1] = values[i] as string;
+    }
+    return new Labels(flat);
+  }
+
+  /** Prometheus labels.Compare: by name then value, pair by pair; then the shorter set first. */
+  static compare(a: Labels, b: Labels): number {
+    const x = a.pairs;
+    const y = b.pairs;
+    const n = Math.min(x.length, y.length);
+    for (let i = 0; i < n; i++) {
+      if (x[i] !== y[i]) return compareGoStrings(x[i] as string, y[i] as string);
+    }
+    return (x.length - y.length) / 2;
+  }
+
+  get length(): number {
+    return this.pairs.length / 2;
+  }
+
+  isEmpty(): boolean {
+    return this.pairs.length === 0;
+  }
+
+  nameAt(i: number): string {
+    return this.pairAt(2 * i);
+  }
+
+  valueAt(i: number): string {
+    return this.pairAt(2 * i + 1);
+  }
+
+  private pairAt(index: number): string {
+    const s = this.pairs[index];
+    if (s === undefined)
+      throw new RangeError(`label index ${index >> 1} out of range for ${this.length} labels`);
+    return s;
+  }
+
+  private indexOf(name: string): number {
+    let lo = 0;
+    let hi = this.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const c = compareGoStrings(this.pairs[2 * mid] as string, name);
+      if (c === 0) return mid;
+      if (c < 0) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return -1;
+  }
+
+  /** The value of `name`, or '' when absent (as in Prometheus, an empty value means "unset"). */
+  get(name: string): string {
+    const i = this.indexOf(name);
+    return i < 0 ? '' : (this.pairs[2 * i + 1] as string);
+  }
+
+  has(name: string): boolean {
+    return this.indexOf(name) >= 0;
+  }
+
+  /** Calls fn for each label in order without allocating Label objects. */
+  forEach(fn: (name: string, value: string) => void): void {
+    const p = this.pairs;
+    for (let i = 0; i < p.length; i += 2) fn(p[i] as string, p[i + 1] as string);
+  }
+
+  *[Symbol.iterator](): Iterator<Label> {
+    const p = this.pairs;
+    for (let i = 0; i < p.length; i += 2) yield { name: p[i] as string, value: p[i + 1] as string };
+  }
+
+  names(): string[] {
+    const out: string[] = [];
+    for (let i = 0; i < this.pairs.length; i += 2) out.push(this.pairs[i] as string);
+    return out;
+  }
+
+  toObject(): Record<string, string> {
+    const out: Record<string, string> = {};
+    this.forEach((n, v) => {
+      out[n] = v;
+    });
+    return out;
+  }
+
+  /** The same set without the named labels. */
+  without(...names: string[]): Labels {
+    const drop = new Set(names);
+    const flat: string[] = [];
+    this.forEach((n, v) => {
+      if (!drop.has(n)) flat.push(n, v);
+    });
+    return flat.length === this.pairs.length ? this : new Labels(flat);
+  }
+
+  /** The same set without `__name__`. */
+  withoutName(): Labels {
+    return this.has(METRIC_NAME_LABEL) ? this.without(METRIC_NAME_LABEL) : this;
+  }
+
+  equals(other: Labels): boolean {
+    if (this === other) return true;
+    const x = this.pairs;
+    const y = other.pairs;
+    if (x.length !== y.length) return false;
+    for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return false;
+    return true;
+  }
+
+  /**
+   * XXH64 of `name 0xff value 0xff` for every label, exactly Prometheus's labels.Hash, as an
+   * unsigned 64-bit bigint. Computed once per instance.
+   */
+  hash(): bigint {
+    if (this.cachedHash !== undefined) return this.cachedHash;
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    for (const s of this.pairs) {
+      const bytes = encoder.encode(s);
+      chunks.push(bytes);
+      size += bytes.length + 1;
+    }
+    const buf = new Uint8Array(size);
+    let at = 0;
+    for (const c of chunks) {
+      buf.set(c, at);
+      at += c.length;
+      buf[at++] = SEPARATOR;
+    }
+    this.cachedHash = xxhash64(buf);
+    return this.cachedHash;
+  }
+
+  /**
+   * Prometheus 3's labels.String: `{__name__="up", job="x"}`; values in Go `%q` form, names
+   * quoted the same way when they are not valid legacy names (e.g. `{"my.name"="v"}`).
+   */
+  toString(): string {
+    let out = '{';
+    for (let i = 0; i < this.pairs.length; i += 2) {
+      if (i > 0) out += ', ';
+      const name = this.pairs[i] as string;
+      out += isValidLegacyLabelName(name) ? name : goQuote(name);
+      out += '=' + goQuote(this.pairs[i + 1] as string);
+    }
+    return out + '}';
+  }
+}

@@ -1,0 +1,13 @@
+/**
+ * The blocks storage engine: a per-tenant time-series database in Prometheus's on-disk
+ * formats (XOR chunks, WAL, index v2 blocks), byte-compatible with Prometheus so its tools
+ * read our data and we read theirs. It reaches disk only through the runtime FileSystem, so
+ * the same code runs on a real disk and on the simulator's; it must never import node:fs or
+ * read the clock other than through the Env.
+ *
+ * Landed so far: byte codecs, the XOR chunk and Prometheus's chunk-cutting rules, and the WAL
+ * segment/page/fragment layer. Head, records, index, blocks and compaction follow (issue 3).
+ */
+export * from './encoding/index.js';
+export * from './chunkenc/index.js';
+export * from './wal/index.js';
