@@ -19,3 +19,16 @@ export { readRecords, type ReadRecordsDeps, type ReadRecordsOptions } from './re
 export { readSegment, type SegmentRecord } from './segment_reader.js';
 export { listSegments, segmentRange, type SegmentRange, type SegmentRef } from './segments.js';
 export { WAL, type ReplayResult, type WALConfig, type WALDeps } from './wal.js';
+export {
+  checkpoint,
+  checkpointName,
+  deleteCheckpoints,
+  lastCheckpoint,
+  listCheckpoints,
+  readCheckpointAndSegments,
+  replayPlan,
+  type CheckpointDeps,
+  type CheckpointOptions,
+  type CheckpointRef,
+  type CheckpointStats,
+} from './checkpoint.js';
