@@ -9,6 +9,7 @@ export * from './bucket.js';
 export * from './cache.js';
 export * from './clock.js';
 export * from './env.js';
+export * from './durable_mkdir.js';
 export * from './filesystem.js';
 export * from './kv.js';
 export * from './logger.js';

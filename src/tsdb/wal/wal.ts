@@ -1,4 +1,9 @@
-import type { FileHandle, FileSystem, Logger } from '../../runtime/index.js';
+import {
+  mkdirAllDurable,
+  type FileHandle,
+  type FileSystem,
+  type Logger,
+} from '../../runtime/index.js';
 import { crc32c } from '../encoding/index.js';
 import { snappyEncode } from './compression.js';
 import { CorruptionError } from './corruption.js';
@@ -100,10 +105,7 @@ export class WAL {
   /** Opens (creating if needed) the WAL in `dir` and starts a new segment after the last one. */
   static async open(dir: string, config: WALConfig, deps: WALDeps): Promise<WAL> {
     const wal = new WAL(dir, config, deps);
-    if (!(await deps.fs.exists(dir))) {
-      await deps.fs.mkdir(dir, { recursive: true });
-      await deps.fs.syncDir(parentDir(dir));
-    }
+    await mkdirAllDurable(deps.fs, dir);
     const { last } = await segmentRange(deps.fs, dir);
     await wal.createSegment(last + 1);
     return wal;
@@ -370,11 +372,4 @@ export class WAL {
     this.queue = result.catch(() => undefined);
     return result;
   }
-}
-
-function parentDir(dir: string): string {
-  const trimmed = dir.replace(/\/+$/, '');
-  const slash = trimmed.lastIndexOf('/');
-  if (slash < 0) return '.';
-  return slash === 0 ? '/' : trimmed.slice(0, slash);
 }
