@@ -221,7 +221,10 @@ export class SimDisk {
     const parts = SimDisk.split(path);
     if (parts.length === 0)
       throw new FileSystemError('EIO', path, `EPERM: refusing to remove the root directory`);
-    const { dir, name } = this.parentOf(path);
+    // A missing path is not an error (FileSystem contract), even when its parent is missing.
+    const name = parts[parts.length - 1]!;
+    const dir = this.lookup(SimDisk.join(parts.slice(0, -1)));
+    if (dir === undefined || dir.kind !== 'dir') return;
     const node = dir.entries.get(name);
     if (node === undefined) return;
     if (node.kind === 'dir' && node.entries.size > 0 && !recursive)

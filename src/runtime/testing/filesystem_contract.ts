@@ -190,6 +190,8 @@ export function describeFileSystemContract(
       await fs.remove('f');
       expect(await fs.exists('f')).toBe(false);
       await fs.remove('f');
+      await fs.remove('no/such/parent/f');
+      await fs.remove('no/such/parent', { recursive: true });
       await fs.mkdir('t/u', { recursive: true });
       await fs.writeFile('t/u/f', 'x');
       expect(await codeOf(fs.remove('t'))).toBe('ENOTEMPTY');

@@ -1,9 +1,10 @@
 /**
- * The files of a Prometheus block other than the index: chunk segment files
- * (`chunks/000001`…), `meta.json` (with the Thanos/Cortex extension), `tombstones`, and the
- * ULIDs that name blocks — byte-compatible with Prometheus, reached only through the runtime
- * FileSystem (or a byte-range source for remote reads). It must never import node:fs, read
- * the wall clock or draw randomness except through the Clock and RandomStream it is given.
+ * Prometheus blocks: the files other than the index — chunk segment files (`chunks/000001`…),
+ * `meta.json` (with the Thanos/Cortex extension), `tombstones`, the ULIDs that name blocks —
+ * and the whole-block writer and reader built on them with the index module. Byte-compatible
+ * with Prometheus, reached only through the runtime FileSystem (or byte-range sources for
+ * remote reads). It must never import node:fs, read the wall clock or draw randomness except
+ * through the Clock and RandomStream it is given.
  */
 export {
   canonicalUlid,
@@ -85,3 +86,15 @@ export {
   TombstonesError,
   writeTombstones,
 } from './tombstones.js';
+export {
+  BlockWriteError,
+  DEFAULT_BLOCK_CHUNK_RANGE,
+  PROMTOOL_CHUNK_RANGE,
+  TMP_FOR_CREATION_SUFFIX,
+  writeBlock,
+  type BlockSeriesInput,
+  type WriteBlockDeps,
+  type WriteBlockOptions,
+} from './block_writer.js';
+export { BlockReader, type BlockParts, type BlockReaderDeps } from './block_reader.js';
+export { ChunkSeriesIterator, type BlockSeries, type SeriesSampleIterator } from './series_set.js';
