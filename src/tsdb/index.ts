@@ -6,9 +6,9 @@
  * read the clock other than through the Env.
  *
  * Landed so far: byte codecs, the XOR chunk and Prometheus's chunk-cutting rules, the WAL
- * segment/page/fragment layer, WAL records and checkpoints, the index (format v2), and the
- * block files (chunk segments, meta.json, ULIDs, tombstones). The head, block writer and
- * reader, compaction and the querier follow (issue 3).
+ * (segments, records, checkpoints), the index (format v2), block files and the whole-block
+ * writer and reader, and the in-memory head with its WAL. Head compaction into blocks, the
+ * out-of-order window, compaction and the merged querier follow (issue 3).
  */
 export * from './encoding/index.js';
 export * from './chunkenc/index.js';
@@ -16,3 +16,4 @@ export * from './wal/index.js';
 export * from './record/index.js';
 export * from './index/index.js';
 export * from './block/index.js';
+export * from './head/index.js';

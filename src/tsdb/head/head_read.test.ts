@@ -1,0 +1,135 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { Labels, Matcher } from '../../model/index.js';
+import { newMetricsRegistry } from '../../runtime/index.js';
+import { CapturingLogger } from '../../runtime/testing/index.js';
+import { ValueType } from '../chunkenc/index.js';
+import { Head } from './index.js';
+
+const newHead = () =>
+  new Head(
+    { stripeSize: 8, chunkRange: 1000, samplesPerChunk: 4 },
+    {
+      logger: new CapturingLogger(),
+      metrics: newMetricsRegistry(),
+    },
+  );
+
+const labelSet = fc
+  .record({
+    job: fc.constantFrom('api', 'db', 'web'),
+    instance: fc.option(fc.constantFrom('a', 'b', 'c', ''), { nil: undefined }),
+    zone: fc.option(fc.constantFrom('eu', 'us'), { nil: undefined }),
+  })
+  .map(({ job, instance, zone }) => {
+    const obj: Record<string, string> = { __name__: 'up', job };
+    if (instance !== undefined && instance !== '') obj['instance'] = instance;
+    if (zone !== undefined) obj['zone'] = zone;
+    return Labels.fromObject(obj);
+  });
+
+const matcher = fc.oneof(
+  fc.constantFrom('job', 'instance', 'zone', 'missing').chain((name) =>
+    fc
+      .record({
+        type: fc.constantFrom('=' as const, '!=' as const, '=~' as const, '!~' as const),
+        value: fc.constantFrom('', 'api', 'a', 'b|c', 'eu', '.*', '.+', 'd.*'),
+      })
+      .map(({ type, value }) => new Matcher(type, name, value)),
+  ),
+);
+
+async function fill(head: Head, sets: Labels[]): Promise<void> {
+  const app = head.appender();
+  for (const [i, labels] of sets.entries()) app.append(labels, 100 + i, i);
+  await app.commit();
+}
+
+describe('head reads', () => {
+  it('postings and label values match a naive scan of the series', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(labelSet, { maxLength: 40 }), async (sets) => {
+        const head = newHead();
+        await fill(head, sets);
+        const unique = new Map(sets.map((l) => [l.toString(), l]));
+        const series = [...unique.values()].map((l) => ({
+          labels: l,
+          ref: head.seriesByLabels(l)!.ref,
+        }));
+        for (const name of ['job', 'instance', 'zone']) {
+          const values = [
+            ...new Set(series.filter((s) => s.labels.has(name)).map((s) => s.labels.get(name))),
+          ].sort();
+          expect(await head.labelValues(name)).toEqual(values);
+          for (const value of values) {
+            const want = series
+              .filter((s) => s.labels.get(name) === value)
+              .map((s) => s.ref)
+              .sort((a, b) => a - b);
+            expect([...(await head.postings(name, value))]).toEqual(want);
+          }
+        }
+        const names = [...new Set(series.flatMap((s) => s.labels.names()))].sort();
+        expect(await head.labelNames()).toEqual(names);
+        expect(head.seriesCount()).toBe(unique.size);
+      }),
+    );
+  });
+
+  it('select returns the matching series sorted by labels, like a naive filter', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(labelSet, { maxLength: 30 }),
+        fc.array(matcher, { minLength: 1, maxLength: 3 }),
+        async (sets, matchers) => {
+          const head = newHead();
+          await fill(head, sets);
+          const unique = [...new Map(sets.map((l) => [l.toString(), l])).values()];
+          const want = unique
+            .filter((l) => matchers.every((m) => m.matches(l.get(m.name))))
+            .sort((a, b) => Labels.compare(a, b))
+            .map((l) => l.toString());
+          const got = (await head.select(matchers, 0, 10_000)).map((s) => s.labels.toString());
+          expect(got).toEqual(want);
+        },
+      ),
+    );
+  });
+
+  it('iterates only samples in [mint, maxt] across chunks, with seek', async () => {
+    const head = newHead();
+    const labels = Labels.fromStrings('__name__', 'x');
+    const app = head.appender();
+    for (let t = 0; t < 3000; t += 100) app.append(labels, t, t / 100);
+    await app.commit();
+    expect(head.seriesByLabels(labels)!.completed.length).toBeGreaterThan(3);
+    const [series] = await head.select([Matcher.equal('__name__', 'x')], 450, 1250);
+    const it = series!.iterator();
+    const seen: number[] = [];
+    while (it.next() !== ValueType.None) seen.push(it.atT());
+    expect(seen).toEqual([500, 600, 700, 800, 900, 1000, 1100, 1200]);
+    const seeker = series!.iterator();
+    expect(seeker.seek(1010)).toBe(ValueType.Float);
+    expect(seeker.at()).toEqual({ t: 1100, v: 11 });
+    expect(seeker.seek(200)).toBe(ValueType.Float); // never backwards
+    expect(seeker.atT()).toBe(1100);
+    expect(seeker.seek(1300)).toBe(ValueType.None);
+    expect(await head.select([Matcher.equal('__name__', 'x')], 5000, 6000)).toEqual([]);
+  });
+
+  it('a selected series is a snapshot: later appends are not seen', async () => {
+    const head = newHead();
+    const labels = Labels.fromStrings('__name__', 'x');
+    const app = head.appender();
+    const ref = app.append(labels, 10, 1);
+    await app.commit();
+    const [series] = await head.select([Matcher.equal('__name__', 'x')], 0, 100);
+    const more = head.appender();
+    more.append(ref, 20, 2);
+    await more.commit();
+    const it = series!.iterator();
+    const seen: number[] = [];
+    while (it.next() !== ValueType.None) seen.push(it.atT());
+    expect(seen).toEqual([10]);
+  });
+});
