@@ -1,11 +1,8 @@
 // Float64 values as two uint32 words, so sample values can be compared and stored without
 // passing through places where V8 may canonicalise NaN payloads (the stale marker).
 
-/** Whether typed arrays on this host store the low word of a float64 first. */
-const HOST_LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 /** In a Uint32Array over a Float64Array, element i's high word is at 2i + HI, low at 2i + LO. */
-export const HI = HOST_LITTLE_ENDIAN ? 1 : 0;
-export const LO = HOST_LITTLE_ENDIAN ? 0 : 1;
+export { FLOAT_WORD_HI as HI, FLOAT_WORD_LO as LO } from '../record/index.js';
 
 /** Converts between a float64 and its two 32-bit words without going through a number array. */
 export class FloatBits {

@@ -14,7 +14,7 @@ export { RecordDecodeError } from './errors.js';
 export { decodeExemplars, encodeExemplars, type RefExemplar } from './exemplars.js';
 export { decodeMetadata, encodeMetadata, type RefMetadata } from './metadata.js';
 export { decodeMmapMarkers, encodeMmapMarkers, type RefMmapMarker } from './mmap_markers.js';
-export { SampleBatch } from './sample_batch.js';
+export { SampleBatch, HI as FLOAT_WORD_HI, LO as FLOAT_WORD_LO } from './sample_batch.js';
 export { decodeSamples, encodeSamples } from './samples.js';
 export {
   decodeLabels,
