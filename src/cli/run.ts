@@ -5,6 +5,8 @@
 import { runServe } from '../app/index.js';
 import { renderConfigReference } from '../config/index.js';
 import { runSimCommand } from '../../sim/index.js';
+import { RealClock, NodeFileSystem, createRealRandom } from '../runtime/real/index.js';
+import { runTsdbTool } from '../tsdb/index.js';
 
 export interface CliIO {
   stdout(s: string): void;
@@ -16,7 +18,7 @@ const USAGE = `Usage: strata [command] [flags]
 Commands:
   serve        run the service (default when the first argument is a flag or absent)
   sim          run a simulation scenario: strata sim <scenario> [--seed N]
-  tools        operator tools: strata tools config-reference
+  tools        operator tools: strata tools config-reference | tsdb <create-blocks-from|dump>
   conformance  run the conformance suites against this build
   bench        run the benchmarks
 
@@ -69,22 +71,23 @@ function isHelp(arg: string): boolean {
   return arg === '-h' || arg === '--help' || arg === '-help';
 }
 
-function runTools(argv: readonly string[], io: CliIO): number {
-  const [tool] = argv;
+async function runTools(argv: readonly string[], io: CliIO): Promise<number> {
+  const [tool, ...toolArgs] = argv;
   switch (tool) {
     case 'config-reference':
       io.stdout(renderConfigReference());
       return 0;
     case 'tsdb':
-      io.stderr(
-        'strata tools tsdb is not implemented yet: create-blocks-from and dump arrive with the storage-engine issue (3)\n',
-      );
-      return 2;
+      return runTsdbTool(toolArgs, io, {
+        fs: new NodeFileSystem(),
+        clock: new RealClock({ unrefTimers: true }),
+        random: createRealRandom().stream('tsdb-tools'),
+      });
     default:
       io.stderr(
         `${tool === undefined ? 'missing tool name' : `unknown tool "${tool}"`}\n` +
           'Tools:\n  config-reference   print the configuration reference (docs/configuration/reference.md)\n' +
-          '  tsdb               TSDB block tools (arrive with issue 3)\n',
+          '  tsdb               TSDB tools: create-blocks-from openmetrics, dump (strata tools tsdb help)\n',
       );
       return 2;
   }

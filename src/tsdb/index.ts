@@ -17,3 +17,5 @@ export * from './record/index.js';
 export * from './index/index.js';
 export * from './block/index.js';
 export * from './head/index.js';
+export * from './tools/index.js';
+export * from './compact/index.js';

@@ -1,0 +1,25 @@
+/**
+ * Block compaction: merging several blocks into one (horizontally, and vertically when they
+ * overlap, collapsing the identical samples replicated writes produce; tombstoned samples are
+ * dropped) and Prometheus's leveled planner over `block_ranges`, which picks the blocks to
+ * merge next exactly as Prometheus does. It reaches disk only through the runtime FileSystem
+ * and never deletes source blocks: that is the caller's decision once the new block is in place.
+ */
+export { CompactionError } from './errors.js';
+export {
+  compactBlockMetas,
+  compactBlocks,
+  type CompactDeps,
+  type CompactedLineage,
+  type CompactOptions,
+  type CompactResult,
+} from './compact_blocks.js';
+export { mergeSamples, mergeSeriesSets } from './merge_series.js';
+export {
+  exponentialBlockRanges,
+  planBlockOf,
+  planCompaction,
+  selectOverlapping,
+  splitByRange,
+  type PlanBlock,
+} from './planner.js';
