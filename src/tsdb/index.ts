@@ -7,8 +7,9 @@
  *
  * Landed so far: byte codecs, the XOR chunk and Prometheus's chunk-cutting rules, the WAL
  * (segments, records, checkpoints), the index (format v2), block files and the whole-block
- * writer and reader, and the in-memory head with its WAL. Head compaction into blocks, the
- * out-of-order window, compaction and the merged querier follow (issue 3).
+ * writer and reader, the in-memory head with its WAL, the per-tenant database (head cut into
+ * blocks per reference §11, merged querier, retention), block compaction with the leveled
+ * planner, and the promtool-compatible block tools. The out-of-order window remains (issue 3).
  */
 export * from './encoding/index.js';
 export * from './chunkenc/index.js';
@@ -17,5 +18,6 @@ export * from './record/index.js';
 export * from './index/index.js';
 export * from './block/index.js';
 export * from './head/index.js';
+export * from './db/index.js';
 export * from './tools/index.js';
 export * from './compact/index.js';

@@ -1,0 +1,346 @@
+// A tenant's database (Prometheus tsdb/db.go): the head with its WAL in `dir/wal`, the
+// blocks in `dir/<ulid>/`, and head compaction that cuts the head's oldest block range into a
+// block once the head spans more than 1.5 block ranges (reference §11). Queries read blocks
+// and head merged (querier.ts). Merging blocks with each other is another module's job.
+import { Matcher } from '../../model/index.js';
+import type {
+  Clock,
+  FileSystem,
+  Logger,
+  MetricsRegistry,
+  RandomStream,
+  Timer,
+} from '../../runtime/index.js';
+import {
+  BlockReader,
+  isCanonicalUlid,
+  META_FILENAME,
+  TMP_FOR_CREATION_SUFFIX,
+  writeBlock,
+  writeBlockMeta,
+  type BlockMeta,
+  type BlockSeriesInput,
+} from '../block/index.js';
+import { rangeForTimestamp, ValueType } from '../chunkenc/index.js';
+import {
+  DEFAULT_CHUNK_RANGE,
+  openHead,
+  truncateHead,
+  type Head,
+  type HeadAppender,
+} from '../head/index.js';
+import { headCompactable } from './block_range.js';
+import { DBQuerier, type DBSeries } from './querier.js';
+
+/** Suffix of a block directory being deleted (Prometheus's tmpForDeletionBlockDirSuffix). */
+export const TMP_FOR_DELETION_SUFFIX = '.tmp-for-deletion';
+/** Cortex's default `head_compaction_interval`: 1m. */
+export const DEFAULT_HEAD_COMPACTION_INTERVAL = 60_000;
+
+export interface TSDBConfig {
+  /** Block ranges in ms (`block_ranges_period`); the smallest is the head's chunk range. Default [2h]. */
+  blockRanges?: readonly number[];
+  /** Head series shards (`stripe_size`), a power of two. */
+  stripeSize?: number;
+  /** Snappy-compress WAL records (`wal_compression_enabled`). */
+  walCompression?: boolean;
+  /** WAL segment size in bytes (default 128 MiB). */
+  walSegmentSize?: number;
+  /** Blocks whose max time is more than this many ms behind the newest block's are deleted. */
+  retention?: number;
+  /** How often the service loop tries to compact the head (`head_compaction_interval`), ms. */
+  headCompactionInterval?: number;
+  /** External labels written into cut blocks' Thanos meta section (e.g. the tenant). */
+  blockLabels?: Record<string, string>;
+}
+
+export interface TSDBDeps {
+  fs: FileSystem;
+  clock: Clock;
+  /** Entropy for block ULIDs. */
+  random: RandomStream;
+  logger: Logger;
+  metrics?: MetricsRegistry;
+}
+
+/** What one compactHead call did. */
+export interface HeadCompactionResult {
+  /** Metas of the blocks cut, oldest first (a range without samples yields no block). */
+  readonly blocks: readonly BlockMeta[];
+  /** Block ranges [mint, maxt) the head was truncated past, with or without a block. */
+  readonly ranges: readonly { readonly mint: number; readonly maxt: number }[];
+}
+
+export class TSDB {
+  readonly chunkRange: number;
+  private readonly blockList: BlockReader[];
+  private timer: Timer | undefined;
+  /** Compactions and retention run one at a time. */
+  private compactionQueue: Promise<unknown> = Promise.resolve();
+  private closed = false;
+
+  private constructor(
+    readonly dir: string,
+    private readonly config: TSDBConfig,
+    private readonly deps: TSDBDeps,
+    readonly head: Head,
+    blocks: BlockReader[],
+  ) {
+    this.chunkRange = head.chunkRange;
+    this.blockList = blocks;
+  }
+
+  /**
+   * Opens (or creates) the database in `dir`: removes leftovers of interrupted block
+   * creation or deletion, loads the blocks, then replays the head's WAL accepting nothing
+   * older than the newest block's max time (so a crash between cutting a block and
+   * truncating the WAL never duplicates samples).
+   */
+  static async open(dir: string, config: TSDBConfig, deps: TSDBDeps): Promise<TSDB> {
+    const ranges = config.blockRanges ?? [DEFAULT_CHUNK_RANGE];
+    for (const r of ranges)
+      if (!Number.isSafeInteger(r) || r <= 0)
+        throw new RangeError(`block range must be a positive integer of ms, got ${r}`);
+    if (ranges.length === 0) throw new RangeError('block ranges must not be empty');
+    const chunkRange = Math.min(...ranges);
+    const root = dir.replace(/\/+$/, '');
+    await deps.fs.mkdir(root, { recursive: true });
+    const blocks = await loadBlocks(root, deps);
+    let minValidTime: number | undefined;
+    for (const b of blocks) minValidTime = Math.max(minValidTime ?? b.meta.maxTime, b.meta.maxTime);
+    const wal = {
+      ...(config.walSegmentSize === undefined ? {} : { segmentSize: config.walSegmentSize }),
+      ...(config.walCompression === undefined ? {} : { compress: config.walCompression }),
+    };
+    let opened;
+    try {
+      opened = await openHead(
+        root,
+        {
+          chunkRange,
+          wal,
+          ...(config.stripeSize === undefined ? {} : { stripeSize: config.stripeSize }),
+          ...(minValidTime === undefined ? {} : { minValidTime }),
+        },
+        {
+          fs: deps.fs,
+          logger: deps.logger,
+          ...(deps.metrics === undefined ? {} : { metrics: deps.metrics }),
+        },
+      );
+    } catch (err) {
+      for (const b of blocks) await b.close();
+      throw err;
+    }
+    deps.logger.info('tsdb opened', {
+      dir: root,
+      blocks: blocks.length,
+      replayedSamples: opened.replay.samples,
+      skippedSamples: opened.replay.skippedSamples,
+    });
+    return new TSDB(root, config, deps, opened.head, blocks);
+  }
+
+  /** The loaded blocks, oldest first. */
+  blocks(): readonly BlockReader[] {
+    return this.blockList;
+  }
+
+  /** A head appender (the §11 ingestion window applies). */
+  appender(): HeadAppender {
+    this.checkOpen();
+    return this.head.appender();
+  }
+
+  /** A read view over blocks and head for the inclusive range [mint, maxt]. */
+  querier(mint: number, maxt: number): DBQuerier {
+    this.checkOpen();
+    return new DBQuerier(this.blockList, this.head, mint, maxt);
+  }
+
+  /** Series matching every matcher with samples in [mint, maxt], merged across blocks and head. */
+  select(matchers: readonly Matcher[], mint: number, maxt: number): Promise<DBSeries[]> {
+    return this.querier(mint, maxt).select(matchers);
+  }
+
+  /**
+   * Cuts blocks from the head while it is compactable (Prometheus db.compactHead): each
+   * time the range [head min time, end of its block range) becomes a block, then the head
+   * and its WAL are truncated to the range's end. Then applies retention.
+   */
+  compactHead(): Promise<HeadCompactionResult> {
+    const run = this.compactionQueue.then(() => this.compactHeadNow());
+    this.compactionQueue = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Starts the loop compacting the head every `headCompactionInterval`; stops on abort. */
+  start(signal?: AbortSignal): void {
+    this.checkOpen();
+    if (this.timer !== undefined || signal?.aborted === true) return;
+    const interval = this.config.headCompactionInterval ?? DEFAULT_HEAD_COMPACTION_INTERVAL;
+    if (!Number.isSafeInteger(interval) || interval <= 0)
+      throw new RangeError(
+        `head compaction interval must be a positive integer of ms, got ${interval}`,
+      );
+    this.timer = this.deps.clock.every(interval, async () => {
+      try {
+        await this.compactHead();
+      } catch (err) {
+        this.deps.logger.error('head compaction failed', { dir: this.dir, err: String(err) });
+      }
+    });
+    signal?.addEventListener('abort', () => this.stop(), { once: true });
+  }
+
+  /** Stops the compaction loop (a compaction in progress finishes). */
+  stop(): void {
+    this.timer?.cancel();
+    this.timer = undefined;
+  }
+
+  /** Stops the loop, waits for a running compaction, closes the WAL and the blocks. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.stop();
+    await this.compactionQueue;
+    this.closed = true;
+    await this.head.wal?.close();
+    for (const b of this.blockList) await b.close();
+  }
+
+  private async compactHeadNow(): Promise<HeadCompactionResult> {
+    this.checkOpen();
+    const blocks: BlockMeta[] = [];
+    const ranges: { mint: number; maxt: number }[] = [];
+    while (
+      !this.head.isEmpty() &&
+      headCompactable(this.head.minTime(), this.head.maxTime(), this.chunkRange)
+    ) {
+      const mint = this.head.minTime();
+      const maxt = rangeForTimestamp(mint, this.chunkRange);
+      const meta = await this.cutBlock(mint, maxt);
+      if (meta !== undefined) blocks.push(meta);
+      ranges.push({ mint, maxt });
+      await truncateHead(
+        this.head,
+        maxt,
+        { fs: this.deps.fs },
+        this.config.walCompression === undefined ? {} : { compress: this.config.walCompression },
+      );
+      this.deps.logger.info('head compacted', {
+        dir: this.dir,
+        mint,
+        maxt,
+        block: meta?.ulid ?? null,
+      });
+    }
+    await this.applyRetention();
+    return { blocks, ranges };
+  }
+
+  /** Writes the head's samples in [mint, maxt) as a block and loads it. */
+  private async cutBlock(mint: number, maxt: number): Promise<BlockMeta | undefined> {
+    const input = await this.headSeries(mint, maxt - 1);
+    if (input.length === 0) return undefined;
+    const meta = await writeBlock(
+      this.dir,
+      input,
+      {
+        chunkRange: this.chunkRange,
+        rules: 'current',
+        ...(this.config.blockLabels === undefined
+          ? {}
+          : { thanos: { labels: this.config.blockLabels } }),
+      },
+      { fs: this.deps.fs, clock: this.deps.clock, random: this.deps.random },
+    );
+    // Like Prometheus, the block covers its whole range: it ends at the range boundary, not
+    // one past its last sample, so the head's ingestion floor after reopen is that boundary.
+    // meta.json is replaced atomically; a crash before it leaves a valid, narrower block.
+    const aligned: BlockMeta = { ...meta, maxTime: maxt };
+    const blockDir = `${this.dir}/${meta.ulid}`;
+    await writeBlockMeta(blockDir, aligned, { fs: this.deps.fs });
+    const reader = await BlockReader.open(blockDir, { fs: this.deps.fs });
+    this.blockList.push(reader);
+    this.blockList.sort((a, b) => a.meta.minTime - b.meta.minTime);
+    return reader.meta;
+  }
+
+  /** The head's series with samples in the inclusive range, copied into typed arrays. */
+  private async headSeries(mint: number, maxt: number): Promise<BlockSeriesInput[]> {
+    const out: BlockSeriesInput[] = [];
+    for (const s of await this.head.select([Matcher.equal('', '')], mint, maxt)) {
+      let n = 0;
+      const counter = s.iterator();
+      while (counter.next() !== ValueType.None) n++;
+      const countErr = counter.err();
+      if (countErr !== null) throw countErr;
+      if (n === 0) continue;
+      const timestamps = new Float64Array(n);
+      const values = new Float64Array(n);
+      const it = s.iterator();
+      for (let i = 0; i < n && it.next() !== ValueType.None; i++) {
+        timestamps[i] = it.atT();
+        values[i] = it.atF();
+      }
+      const readErr = it.err();
+      if (readErr !== null) throw readErr;
+      out.push({ labels: s.labels, timestamps, values });
+    }
+    return out;
+  }
+
+  /**
+   * Deletes blocks whose max time is more than `retention` behind the newest block's
+   * (Prometheus BeyondTimeRetention), renaming each out of sight before removing it.
+   */
+  private async applyRetention(): Promise<void> {
+    const retention = this.config.retention;
+    if (retention === undefined || retention <= 0 || this.blockList.length === 0) return;
+    const newest = Math.max(...this.blockList.map((b) => b.meta.maxTime));
+    const doomed = this.blockList.filter((b) => newest - b.meta.maxTime > retention);
+    for (const b of doomed) {
+      const idx = this.blockList.indexOf(b);
+      this.blockList.splice(idx, 1);
+      await b.close();
+      const blockDir = `${this.dir}/${b.meta.ulid}`;
+      const tmp = `${blockDir}${TMP_FOR_DELETION_SUFFIX}`;
+      await this.deps.fs.rename(blockDir, tmp);
+      await this.deps.fs.syncDir(this.dir);
+      await this.deps.fs.remove(tmp, { recursive: true });
+      this.deps.logger.info('block deleted by retention', { dir: this.dir, block: b.meta.ulid });
+    }
+  }
+
+  private checkOpen(): void {
+    if (this.closed) throw new Error(`tsdb ${this.dir} is closed`);
+  }
+}
+
+/**
+ * Loads every block directory of `dir` (a canonical ULID with a meta.json), oldest first,
+ * and removes directories left by an interrupted block creation or deletion.
+ */
+async function loadBlocks(dir: string, deps: TSDBDeps): Promise<BlockReader[]> {
+  const blocks: BlockReader[] = [];
+  try {
+    for (const name of await deps.fs.readdir(dir)) {
+      const path = `${dir}/${name}`;
+      if (name.endsWith(TMP_FOR_CREATION_SUFFIX) || name.endsWith(TMP_FOR_DELETION_SUFFIX)) {
+        deps.logger.info('removing leftover block directory', { path });
+        await deps.fs.remove(path, { recursive: true });
+        continue;
+      }
+      if (!isCanonicalUlid(name)) continue;
+      const st = await deps.fs.stat(path);
+      if (st?.isDirectory !== true || !(await deps.fs.exists(`${path}/${META_FILENAME}`))) continue;
+      blocks.push(await BlockReader.open(path, { fs: deps.fs }));
+    }
+  } catch (err) {
+    for (const b of blocks) await b.close();
+    throw err;
+  }
+  blocks.sort((a, b) => a.meta.minTime - b.meta.minTime);
+  return blocks;
+}
