@@ -1,12 +1,21 @@
 /**
  * Helpers for tests of simulated code: a small world (kernel, shared services, cluster) with
- * default knobs, built the same way the scenario runner builds one. Test support only: no
- * scenario logic, no checks, and nothing here may touch the real clock or real IO.
+ * default knobs, built the same way the scenario runner builds one, and `DiskFileSystem`, a
+ * kernel-free FileSystem over the simulated disk that unit tests of storage code (`src/tsdb`)
+ * use to check crash safety. Test support only: imported by `*.test.ts` files, never by
+ * production code; no scenario logic, no checks, and nothing here may touch the real clock
+ * or real IO.
  */
 import { createSeededRandom, type Random } from '../../src/runtime/index.js';
 import { SimCluster } from '../cluster/index.js';
 import { SimKernel } from '../kernel/index.js';
 import { SimServices, defaultSimRuntimeConfig, type SimRuntimeConfig } from '../runtime/index.js';
+
+export {
+  DiskFileSystem,
+  type DiskOperation,
+  type DiskOperationMatcher,
+} from './disk_filesystem.js';
 
 export const TEST_EPOCH_MS = Date.UTC(2026, 0, 1);
 

@@ -5,7 +5,7 @@ import { createSeededRandom } from '../../runtime/index.js';
 import { ManualClock } from '../../runtime/testing/index.js';
 import { ValueType } from '../chunkenc/index.js';
 import { bytesSource } from '../index/index.js';
-import { DiskFileSystem } from '../wal/testing/disk_fs.js';
+import { DiskFileSystem } from '../../../sim/testing/index.js';
 import {
   BlockReader,
   BlockWriteError,
@@ -18,6 +18,7 @@ import {
   writeBlock,
   writeTombstones,
   type BlockSeriesInput,
+  type WriteBlockOptions,
 } from './index.js';
 
 const NOW = 1_700_000_000_000;
@@ -130,6 +131,84 @@ describe('writeBlock', () => {
     const reader = await BlockReader.open(`data/${meta.ulid}`, { fs });
     expect(await read(reader, ALL)).toEqual(keys(input));
     await reader.close();
+  });
+
+  it('creates the block with the final meta it is given, which survives a power loss', async () => {
+    const fs = new DiskFileSystem();
+    const e = env(fs);
+    await fs.mkdir('data');
+    await fs.syncDir('.');
+    const parents = [
+      { ulid: '01ARZ3NDEKTSV4RRFFQ69G5FAV', minTime: 0, maxTime: 1000 },
+      { ulid: '01BX5ZZKBKACTAV9WEVGEMMVRZ', minTime: 1000, maxTime: 7200 },
+    ];
+    const sources = parents.map((p) => p.ulid);
+    const final = { minTime: 0, maxTime: 7200, compaction: { level: 2, sources, parents } };
+    const input = [
+      series({ __name__: 'm' }, [
+        [10, 1],
+        [5000, 2],
+      ]),
+    ];
+    const meta = await writeBlock('data', input, { meta: final }, e);
+    expect(meta).toMatchObject(final);
+    // The caller's arrays are copied, not shared with the returned meta.
+    expect(meta.compaction.sources).not.toBe(sources);
+    fs.disk.powerLoss(createSeededRandom('tear').stream('disk'));
+    const restarted = new DiskFileSystem(fs.disk);
+    expect(await restarted.readdir('data')).toEqual([meta.ulid]);
+    expect(await readBlockMeta(`data/${meta.ulid}`, { fs: restarted })).toEqual(meta);
+    // Only the fields given are replaced: a maxTime alone keeps level 1 and the first sample.
+    const aligned = await writeBlock('data', input, { meta: { maxTime: 7200 } }, env());
+    expect(aligned).toMatchObject({
+      minTime: 10,
+      maxTime: 7200,
+      compaction: { level: 1, sources: [aligned.ulid] },
+    });
+  });
+
+  it('rejects a final meta that does not hold the samples, naming the values', async () => {
+    const input = [
+      series({ __name__: 'm' }, [
+        [10, 1],
+        [20, 2],
+      ]),
+    ];
+    const bad = async (meta: NonNullable<WriteBlockOptions['meta']>): Promise<string> => {
+      const fs = new DiskFileSystem();
+      const err: unknown = await writeBlock('data', input, { meta }, env(fs)).catch(
+        (e: unknown) => e,
+      );
+      expect(err).toBeInstanceOf(BlockWriteError);
+      // Nothing is created for rejected input.
+      expect(await fs.exists('data')).toBe(false);
+      return String(err);
+    };
+    expect(await bad({ minTime: 11 })).toContain(
+      "block minTime 11 must be a safe integer at most the first sample's timestamp 10",
+    );
+    expect(await bad({ maxTime: 20 })).toContain(
+      "block maxTime 20 must be a safe integer after the last sample's timestamp 20",
+    );
+    expect(await bad({ maxTime: 21.5 })).toContain('block maxTime 21.5');
+    expect(
+      await bad({ compaction: { level: 0, sources: ['01ARZ3NDEKTSV4RRFFQ69G5FAV'] } }),
+    ).toContain('compaction level 0 must be a positive integer');
+    expect(await bad({ compaction: { level: 2, sources: [] } })).toContain(
+      'compaction level 2 block needs at least one source',
+    );
+    expect(await bad({ compaction: { level: 2, sources: ['nope'] } })).toContain(
+      'compaction source "nope" is not a ULID',
+    );
+    expect(
+      await bad({
+        compaction: {
+          level: 2,
+          sources: ['01ARZ3NDEKTSV4RRFFQ69G5FAV'],
+          parents: [{ ulid: 'x', minTime: 0, maxTime: 1 }],
+        },
+      }),
+    ).toContain('compaction parent "x" is not a ULID');
   });
 
   it('rejects bad input with a message naming the value', async () => {

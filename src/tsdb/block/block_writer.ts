@@ -6,6 +6,9 @@
 //
 // Given the same samples, the 'v2.42' rules and promtool's 4h chunk range, the chunk segment
 // files and the index are byte-identical to what `promtool tsdb create-blocks-from` writes.
+//
+// Callers that know the block's final meta (an aligned range for a head cut, the lineage of a
+// compaction) pass it in, so meta.json is final when the block appears.
 
 import { Labels } from '../../model/index.js';
 import type { Clock, FileSystem, RandomStream } from '../../runtime/index.js';
@@ -19,9 +22,16 @@ import {
 } from '../chunkenc/index.js';
 import { IndexWriter, type ChunkMeta } from '../index/index.js';
 import { ChunkWriter, type ChunkToWrite } from './chunk_writer.js';
-import { BlockSource, META_VERSION_1, writeBlockMeta, type BlockMeta } from './meta.js';
+import {
+  BlockSource,
+  META_VERSION_1,
+  writeBlockMeta,
+  type BlockDesc,
+  type BlockMeta,
+  type BlockMetaCompaction,
+} from './meta.js';
 import { Tombstones, writeTombstones } from './tombstones.js';
-import { UlidGenerator } from './ulid.js';
+import { isCanonicalUlid, UlidGenerator } from './ulid.js';
 
 /** Prometheus's default (smallest) block range, 2h: the head's chunk range. */
 export const DEFAULT_BLOCK_CHUNK_RANGE = 2 * 60 * 60 * 1000;
@@ -51,6 +61,21 @@ export interface WriteBlockOptions {
   segmentSize?: number;
   /** Adds the Thanos section Cortex ships with: external labels (tenant) and source. */
   thanos?: { labels: Record<string, string>; source?: string };
+  /**
+   * The block's final meta values where they are not those of a fresh level-1 block of its
+   * samples, so meta.json is right from the atomic rename on (no rewrite, no crash window).
+   */
+  meta?: FinalBlockMeta;
+}
+
+/** meta.json values a caller fixes in advance; each one left out gets its default. */
+export interface FinalBlockMeta {
+  /** Block min time, ms; at most the first sample (default: the first sample). */
+  minTime?: number;
+  /** Block max time, ms, exclusive; after the last sample (default: the last sample + 1). */
+  maxTime?: number;
+  /** Lineage of a compacted block (default: level 1, the block itself its only source). */
+  compaction?: { level: number; sources: readonly string[]; parents?: readonly BlockDesc[] };
 }
 
 export interface WriteBlockDeps {
@@ -101,6 +126,9 @@ export async function writeBlock(
     maxTime = Math.max(maxTime, s.timestamps[s.timestamps.length - 1] as number);
     numSamples += s.timestamps.length;
   }
+  const range = blockRange(minTime, maxTime, opts.meta);
+  const lineage = opts.meta?.compaction;
+  if (lineage !== undefined) checkLineage(lineage);
 
   const ulid = new UlidGenerator({}, { clock: deps.clock, random: deps.random }).next();
   const finalDir = `${dir}/${ulid}`;
@@ -141,11 +169,10 @@ export async function writeBlock(
 
   const meta: BlockMeta = {
     ulid,
-    minTime,
-    // Prometheus block ranges are half-open: maxTime is one past the last sample.
-    maxTime: maxTime + 1,
+    minTime: range.minTime,
+    maxTime: range.maxTime,
     stats: { numSamples, numSeries: series.length, numChunks, numTombstones: 0 },
-    compaction: { level: 1, sources: [ulid] },
+    compaction: lineage === undefined ? { level: 1, sources: [ulid] } : copyLineage(lineage),
     version: META_VERSION_1,
   };
   if (opts.thanos !== undefined) {
@@ -161,6 +188,56 @@ export async function writeBlock(
   await deps.fs.rename(tmp, finalDir);
   await deps.fs.syncDir(dir);
   return meta;
+}
+
+/**
+ * The block's [minTime, maxTime): the samples' span by default (Prometheus block ranges are
+ * half-open, so maxTime is one past the last sample), or the given bounds if they hold it.
+ */
+function blockRange(
+  firstSample: number,
+  lastSample: number,
+  meta: FinalBlockMeta | undefined,
+): { minTime: number; maxTime: number } {
+  const minTime = meta?.minTime ?? firstSample;
+  const maxTime = meta?.maxTime ?? lastSample + 1;
+  if (!Number.isSafeInteger(minTime) || minTime > firstSample) {
+    throw new BlockWriteError(
+      `block minTime ${minTime} must be a safe integer at most the first sample's timestamp ${firstSample}`,
+    );
+  }
+  if (!Number.isSafeInteger(maxTime) || maxTime <= lastSample) {
+    throw new BlockWriteError(
+      `block maxTime ${maxTime} must be a safe integer after the last sample's timestamp ${lastSample}`,
+    );
+  }
+  return { minTime, maxTime };
+}
+
+function checkLineage(c: NonNullable<FinalBlockMeta['compaction']>): void {
+  if (!Number.isSafeInteger(c.level) || c.level < 1) {
+    throw new BlockWriteError(`compaction level ${c.level} must be a positive integer`);
+  }
+  if (c.sources.length === 0) {
+    throw new BlockWriteError(`compaction level ${c.level} block needs at least one source`);
+  }
+  for (const source of c.sources) {
+    if (!isCanonicalUlid(source)) {
+      throw new BlockWriteError(`compaction source ${JSON.stringify(source)} is not a ULID`);
+    }
+  }
+  for (const p of c.parents ?? []) {
+    if (!isCanonicalUlid(p.ulid)) {
+      throw new BlockWriteError(`compaction parent ${JSON.stringify(p.ulid)} is not a ULID`);
+    }
+  }
+}
+
+/** A copy, so the caller's arrays are not shared with the returned meta. */
+function copyLineage(c: NonNullable<FinalBlockMeta['compaction']>): BlockMetaCompaction {
+  const out: BlockMetaCompaction = { level: c.level, sources: [...c.sources] };
+  if (c.parents !== undefined) out.parents = c.parents.map((p) => ({ ...p }));
+  return out;
 }
 
 function checkSeries(s: BlockSeriesInput): void {

@@ -93,6 +93,7 @@ export {
   TMP_FOR_CREATION_SUFFIX,
   writeBlock,
   type BlockSeriesInput,
+  type FinalBlockMeta,
   type WriteBlockDeps,
   type WriteBlockOptions,
 } from './block_writer.js';

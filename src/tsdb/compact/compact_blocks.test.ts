@@ -7,13 +7,14 @@ import {
   BlockReader,
   readBlockMeta,
   Tombstones,
+  TMP_FOR_CREATION_SUFFIX,
   writeBlock,
   writeTombstones,
   type BlockMeta,
   type BlockSeriesInput,
 } from '../block/index.js';
 import { ValueType } from '../chunkenc/index.js';
-import { DiskFileSystem } from '../wal/testing/disk_fs.js';
+import { DiskFileSystem } from '../../../sim/testing/index.js';
 import { compactBlockMetas, compactBlocks, CompactionError } from './index.js';
 
 const NOW = 1_700_000_000_000;
@@ -164,6 +165,35 @@ describe('compactBlocks', () => {
     expect([second.minTime, second.maxTime]).toEqual([50, 201]);
     // What is on disk is what was returned.
     expect(await readBlockMeta(`/out2/${second.ulid}`, { fs })).toEqual(second);
+  });
+
+  it('leaves the final lineage and range on disk after a power loss right after the write', async () => {
+    const fs = new DiskFileSystem();
+    const a = await write(fs, [series({ __name__: 'x' }, [[100, num(1)]])], 'a');
+    const b = await write(fs, [series({ __name__: 'x' }, [[200, num(2)]])], 'b');
+    await fs.mkdir('/out');
+    await fs.syncDir('/');
+    // Right after writeBlock's last step: the parent's sync that makes the renamed block durable.
+    fs.powerLossAfter([
+      (op) => op.kind === 'rename' && op.path.endsWith(TMP_FOR_CREATION_SUFFIX),
+      (op) => op.kind === 'syncDir' && op.path === '/out',
+    ]);
+    // Closing the sources afterwards fails: the process died with the machine.
+    await expect(compactBlocks([a, b], '/out', {}, env(fs, 'crash'))).rejects.toThrow(
+      /power was lost after syncDir \/out/,
+    );
+    const restarted = new DiskFileSystem(fs.disk);
+    const [ulid, ...others] = await restarted.readdir('/out');
+    expect(others).toEqual([]);
+    const onDisk = await readBlockMeta(`/out/${ulid}`, { fs: restarted });
+    expect([onDisk.minTime, onDisk.maxTime, onDisk.compaction.level]).toEqual([100, 201, 2]);
+    expect(onDisk.compaction.parents?.map((p) => p.ulid)).toEqual(
+      [a, b].map((d) => d.slice('/src/'.length)),
+    );
+    expect(await readAll(restarted, `/out/${ulid}`)).toEqual([
+      `{__name__="x"} 100 ${num(1)}`,
+      `{__name__="x"} 200 ${num(2)}`,
+    ]);
   });
 
   it('carries the tenant external labels of Thanos-style sources', async () => {

@@ -98,20 +98,14 @@ export async function compactBlocks(
     const thanos = opts.thanos ?? inheritedThanos(readers.map((r) => r.meta));
     if (thanos !== undefined) writeOpts.thanos = thanos;
 
-    const written = await writeBlock(outDir, merged, writeOpts, deps);
-    // writeBlock records a level-1 block of its samples' span; the compacted block spans its
-    // sources and carries their lineage, so its meta.json is replaced (atomically).
-    const meta: BlockMeta = {
-      ...written,
+    // The block spans its sources (not only the surviving samples) and carries their lineage
+    // from the moment it appears: no meta.json rewrite, so no crash window.
+    writeOpts.meta = {
       minTime: lineage.minTime,
       maxTime: lineage.maxTime,
-      compaction: {
-        level: lineage.level,
-        sources: lineage.sources,
-        parents: lineage.parents,
-      },
+      compaction: { level: lineage.level, sources: lineage.sources, parents: lineage.parents },
     };
-    await writeBlockMeta(`${outDir}/${meta.ulid}`, meta, { fs: deps.fs });
+    const meta = await writeBlock(outDir, merged, writeOpts, deps);
     return { meta, sourcesMarkedDeletable: false };
   } finally {
     for (const r of readers) await r.close();

@@ -2,9 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { Matcher } from '../../model/index.js';
 import type { FileSystem } from '../../runtime/index.js';
 import { ManualClock } from '../../runtime/testing/index.js';
+import { TMP_FOR_CREATION_SUFFIX } from '../block/index.js';
 import { OutOfBoundsError } from '../head/index.js';
 import { listCheckpoints } from '../wal/index.js';
-import { DiskFileSystem } from '../wal/testing/disk_fs.js';
+import { DiskFileSystem } from '../../../sim/testing/index.js';
 import { rangeForTimestamp } from '../chunkenc/index.js';
 import {
   appendAll,
@@ -135,6 +136,28 @@ describe('reopening', () => {
     const reopened = await openDB(disk, SMALL);
     expect(reopened.blocks()).toHaveLength(1);
     expect(reopened.head.minValidTime()).toBe(rangeForTimestamp(START, RANGE));
+    expect(await dump(reopened)).toEqual(expectedDump(samples));
+    await reopened.close();
+  });
+
+  it('after a power loss right after the block is created, its meta already ends at the boundary', async () => {
+    const fs = new DiskFileSystem();
+    const db = await openDB(fs, SMALL);
+    const samples = regularSamples(3, START, START + 2 * RANGE, 60_000);
+    await appendAll(db, samples);
+    await db.head.wal?.sync();
+    // Right after writeBlock's last step: the parent's sync that makes the renamed block durable.
+    fs.powerLossAfter([
+      (op) => op.kind === 'rename' && op.path.endsWith(TMP_FOR_CREATION_SUFFIX),
+      (op) => op.kind === 'syncDir' && op.path === '/data/tenant',
+    ]);
+    await expect(db.compactHead()).rejects.toThrow(/power was lost after syncDir/);
+    const reopened = await openDB(new DiskFileSystem(fs.disk), SMALL);
+    const boundary = rangeForTimestamp(START, RANGE);
+    expect(reopened.blocks().map((b) => [b.meta.minTime, b.meta.maxTime])).toEqual([
+      [START, boundary],
+    ]);
+    expect(reopened.head.minValidTime()).toBe(boundary);
     expect(await dump(reopened)).toEqual(expectedDump(samples));
     await reopened.close();
   });

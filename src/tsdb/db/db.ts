@@ -3,13 +3,14 @@
 // block once the head spans more than 1.5 block ranges (reference §11). Queries read blocks
 // and head merged (querier.ts). Merging blocks with each other is another module's job.
 import { Matcher } from '../../model/index.js';
-import type {
-  Clock,
-  FileSystem,
-  Logger,
-  MetricsRegistry,
-  RandomStream,
-  Timer,
+import {
+  mkdirAllDurable,
+  type Clock,
+  type FileSystem,
+  type Logger,
+  type MetricsRegistry,
+  type RandomStream,
+  type Timer,
 } from '../../runtime/index.js';
 import {
   BlockReader,
@@ -17,7 +18,6 @@ import {
   META_FILENAME,
   TMP_FOR_CREATION_SUFFIX,
   writeBlock,
-  writeBlockMeta,
   type BlockMeta,
   type BlockSeriesInput,
 } from '../block/index.js';
@@ -104,7 +104,9 @@ export class TSDB {
     if (ranges.length === 0) throw new RangeError('block ranges must not be empty');
     const chunkRange = Math.min(...ranges);
     const root = dir.replace(/\/+$/, '');
-    await deps.fs.mkdir(root, { recursive: true });
+    // Durably: a plain mkdir would leave a fresh data directory (and the WAL and blocks
+    // created in it) only in the page cache, lost with a power cut.
+    await mkdirAllDurable(deps.fs, root);
     const blocks = await loadBlocks(root, deps);
     let minValidTime: number | undefined;
     for (const b of blocks) minValidTime = Math.max(minValidTime ?? b.meta.maxTime, b.meta.maxTime);
@@ -249,18 +251,17 @@ export class TSDB {
       {
         chunkRange: this.chunkRange,
         rules: 'current',
+        // Like Prometheus, the block covers its whole range: it ends at the range boundary,
+        // not one past its last sample, so the head's ingestion floor after reopen is that
+        // boundary. Set at creation, so the block never exists with another maxTime.
+        meta: { maxTime: maxt },
         ...(this.config.blockLabels === undefined
           ? {}
           : { thanos: { labels: this.config.blockLabels } }),
       },
       { fs: this.deps.fs, clock: this.deps.clock, random: this.deps.random },
     );
-    // Like Prometheus, the block covers its whole range: it ends at the range boundary, not
-    // one past its last sample, so the head's ingestion floor after reopen is that boundary.
-    // meta.json is replaced atomically; a crash before it leaves a valid, narrower block.
-    const aligned: BlockMeta = { ...meta, maxTime: maxt };
     const blockDir = `${this.dir}/${meta.ulid}`;
-    await writeBlockMeta(blockDir, aligned, { fs: this.deps.fs });
     const reader = await BlockReader.open(blockDir, { fs: this.deps.fs });
     this.blockList.push(reader);
     this.blockList.sort((a, b) => a.meta.minTime - b.meta.minTime);

@@ -2,7 +2,7 @@
 // and querying after compaction moved part of it into blocks give bit-identical results.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DiskFileSystem } from '../wal/testing/disk_fs.js';
+import { DiskFileSystem } from '../../../sim/testing/index.js';
 import {
   appendAll,
   dump,

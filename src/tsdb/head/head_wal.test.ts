@@ -4,7 +4,7 @@ import { createSeededRandom, newMetricsRegistry } from '../../runtime/index.js';
 import { CapturingLogger } from '../../runtime/testing/index.js';
 import { RecordType, decodeSamples, decodeSeries, recordType } from '../record/index.js';
 import { PAGE_SIZE, listCheckpoints, readRecords } from '../wal/index.js';
-import { DiskFileSystem } from '../wal/testing/disk_fs.js';
+import { DiskFileSystem } from '../../../sim/testing/index.js';
 import { Head, truncateHead, walDir, type OpenHeadConfig } from './index.js';
 import { fromBits, readAll, seriesLabels, staleNaN, toBits } from './testing/helpers.js';
 

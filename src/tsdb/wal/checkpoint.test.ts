@@ -27,7 +27,7 @@ import {
   readRecords,
   replayPlan,
 } from './index.js';
-import { DiskFileSystem } from './testing/disk_fs.js';
+import { DiskFileSystem } from '../../../sim/testing/index.js';
 
 const DIR = '/data/wal';
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createSeededRandom } from '../../runtime/index.js';
 import { CapturingLogger } from '../../runtime/testing/index.js';
 import { PAGE_SIZE, WAL, listSegments, segmentName } from './index.js';
-import { DiskFileSystem } from './testing/disk_fs.js';
+import { DiskFileSystem } from '../../../sim/testing/index.js';
 
 const DIR = '/wal';
 

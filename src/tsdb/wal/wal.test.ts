@@ -4,7 +4,7 @@ import { CapturingLogger } from '../../runtime/testing/index.js';
 import { crc32c } from '../encoding/index.js';
 import { snappyDecode } from './compression.js';
 import { CorruptionError, PAGE_SIZE, WAL, WALMetrics, readRecords, segmentName } from './index.js';
-import { DiskFileSystem } from './testing/disk_fs.js';
+import { DiskFileSystem } from '../../../sim/testing/index.js';
 
 const DIR = '/data/wal';
 
