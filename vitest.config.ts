@@ -7,6 +7,7 @@ export default defineConfig({
       'sim/**/*.test.ts',
       'integration/**/*.test.ts',
       'scripts/**/*.test.ts',
+      'bench/**/*.test.ts',
     ],
     globalSetup: ['integration/global-setup.ts'],
     testTimeout: 60_000,

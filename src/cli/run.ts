@@ -5,6 +5,7 @@
 import { runServe } from '../app/index.js';
 import { renderConfigReference } from '../config/index.js';
 import { runSimCommand } from '../../sim/index.js';
+import { runBenchCommand } from '../../bench/index.js';
 import { RealClock, NodeFileSystem, createRealRandom } from '../runtime/real/index.js';
 import { runTsdbTool } from '../tsdb/index.js';
 
@@ -20,7 +21,7 @@ Commands:
   sim          run a simulation scenario: strata sim <scenario> [--seed N]
   tools        operator tools: strata tools config-reference | tsdb <create-blocks-from|dump>
   conformance  run the conformance suites against this build
-  bench        run the benchmarks
+  bench        run the storage benchmarks: strata bench [--quick] [--only=<name>]
 
 Run 'strata serve -help' for every configuration flag.
 `;
@@ -29,8 +30,6 @@ Run 'strata serve -help' for every configuration flag.
 const PENDING: Readonly<Record<string, string>> = {
   conformance:
     'strata conformance is not implemented yet: the PromQL and TSDB conformance suites arrive with the storage-engine and PromQL issues (3 and 4)',
-  bench:
-    'strata bench is not implemented yet: benchmarks arrive with the storage-engine issue (3) and later ones',
 };
 
 /** Runs one `strata` invocation and resolves with its process exit code. */
@@ -55,6 +54,8 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
       return runSimCommand(rest, io);
     case 'tools':
       return runTools(rest, io);
+    case 'bench':
+      return runBenchCommand(rest, io);
     default: {
       const pending = PENDING[first];
       if (pending !== undefined) {

@@ -1,0 +1,225 @@
+/**
+ * Storage-engine benchmarks behind `strata bench` (npm run bench): bytes per sample side by
+ * side with promtool, append and iterate cost, head memory per series; printed as markdown
+ * tables for docs/benchmarks.md. Benchmarks use real time, real disk and child processes;
+ * they must never run as timed tests or be imported by production modules other than the CLI.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { runBytesBench, type BytesResult } from './bytes_bench.js';
+import { exposedGc, runMemoryBench, type MemoryResult } from './memory_bench.js';
+import { SAMPLES_PER_2H_BLOCK } from './series_shapes.js';
+import {
+  runBlockIterateBench,
+  runHeadAppendBench,
+  runHeadIterateBench,
+  runXorAppendBench,
+  type SpeedResult,
+} from './speed_bench.js';
+
+export interface BenchIO {
+  stdout(s: string): void;
+  stderr(s: string): void;
+}
+
+export const BENCH_NAMES = ['bytes', 'append', 'iterate', 'memory'] as const;
+export type BenchName = (typeof BENCH_NAMES)[number];
+
+export const BENCH_USAGE = `Usage: strata bench [--quick] [--only=<${BENCH_NAMES.join('|')}>] [--series=N] [--samples=M] [--memory-series=K]
+
+  --quick            smaller sizes (about a minute)
+  --only=NAME        run one benchmark (repeatable)
+  --series=N         series per shape for bytes/append/iterate
+  --samples=M        samples per series at 15s for bytes/iterate (at most ${SAMPLES_PER_2H_BLOCK}: one 2h block)
+  --memory-series=K  series in the head-memory benchmark (default 1000000, --quick 100000)
+`;
+
+export interface BenchOptions {
+  quick: boolean;
+  only: Set<BenchName>;
+  series: number;
+  samples: number;
+  memorySeries: number;
+}
+
+/** Append target of issue 3: 2M samples/s on one core into an existing series set. */
+export const APPEND_TARGET_PER_SECOND = 2_000_000;
+/** Head memory target of issue 3: 3 KiB per series including its open chunk. */
+export const MEMORY_TARGET_BYTES = 3 * 1024;
+/** The whole block may differ from promtool's by at most this fraction. */
+export const BLOCK_SIZE_TOLERANCE = 0.02;
+
+export function parseBenchArgs(argv: readonly string[]): BenchOptions {
+  let quick = false;
+  const only = new Set<BenchName>();
+  let series: number | undefined;
+  let samples: number | undefined;
+  let memorySeries: number | undefined;
+  for (const arg of argv) {
+    const [flag, value] = arg.replace(/^--?/, '').split('=', 2) as [string, string | undefined];
+    switch (flag) {
+      case 'quick':
+        quick = true;
+        break;
+      case 'only': {
+        if (!(BENCH_NAMES as readonly string[]).includes(value ?? '')) {
+          throw new Error(
+            `unknown benchmark "${value ?? ''}" in ${arg}; one of ${BENCH_NAMES.join(', ')}`,
+          );
+        }
+        only.add(value as BenchName);
+        break;
+      }
+      case 'series':
+        series = positiveInt(arg, value);
+        break;
+      case 'samples':
+        samples = positiveInt(arg, value);
+        if (samples > SAMPLES_PER_2H_BLOCK) {
+          throw new Error(
+            `--samples=${samples} exceeds ${SAMPLES_PER_2H_BLOCK} (one 2h block at 15s)`,
+          );
+        }
+        break;
+      case 'memory-series':
+        memorySeries = positiveInt(arg, value);
+        break;
+      default:
+        throw new Error(`unknown bench flag "${arg}"`);
+    }
+  }
+  if (only.size === 0) for (const n of BENCH_NAMES) only.add(n);
+  return {
+    quick,
+    only,
+    series: series ?? (quick ? 2_000 : 10_000),
+    samples: samples ?? SAMPLES_PER_2H_BLOCK,
+    memorySeries: memorySeries ?? (quick ? 100_000 : 1_000_000),
+  };
+}
+
+function positiveInt(arg: string, value: string | undefined): number {
+  const n = Number(value);
+  if (value === undefined || !Number.isSafeInteger(n) || n < 1) {
+    throw new Error(`${arg}: expected a positive integer, got "${value ?? ''}"`);
+  }
+  return n;
+}
+
+/** Runs `strata bench` and resolves with its exit code (1 if a check against promtool fails). */
+export async function runBenchCommand(argv: readonly string[], io: BenchIO): Promise<number> {
+  if (argv.includes('help') || argv.includes('--help') || argv.includes('-h')) {
+    io.stdout(BENCH_USAGE);
+    return 0;
+  }
+  let opts: BenchOptions;
+  try {
+    opts = parseBenchArgs(argv);
+  } catch (err) {
+    io.stderr(`${(err as Error).message}\n\n${BENCH_USAGE}`);
+    return 2;
+  }
+  if (opts.only.has('memory') && exposedGc() === undefined) {
+    const code = rerunWithExposedGc(argv);
+    if (code !== undefined) return code;
+    io.stderr(
+      'head memory needs node --expose-gc: run node --expose-gc dist/src/cli/main.js bench\n',
+    );
+    opts.only.delete('memory');
+  }
+
+  let failed = false;
+  io.stdout(`# strata bench${argv.length > 0 ? ' ' + argv.join(' ') : ''}\n\n`);
+  if (opts.only.has('bytes')) {
+    const results = await runBytesBench({
+      numSeries: opts.quick ? Math.min(opts.series, 200) : Math.min(opts.series, 1_000),
+      samplesPerSeries: opts.samples,
+    });
+    io.stdout(bytesTable(results));
+    failed ||= results.some(
+      (r) => !r.chunksIdentical || Math.abs(relDiff(r)) > BLOCK_SIZE_TOLERANCE,
+    );
+  }
+  if (opts.only.has('append') || opts.only.has('iterate')) {
+    const rounds = opts.quick ? 60 : 200;
+    const { result, head } = await runHeadAppendBench({ numSeries: opts.series, rounds });
+    const speed: SpeedResult[] = [];
+    if (opts.only.has('append')) {
+      speed.push(result, runXorAppendBench(opts.quick ? 20_000 : 100_000));
+    }
+    if (opts.only.has('iterate')) {
+      speed.push(await runHeadIterateBench(head));
+      speed.push(await runBlockIterateBench(opts.series, opts.samples));
+    }
+    io.stdout(speedTable(speed));
+  }
+  if (opts.only.has('memory')) {
+    io.stdout(memoryTable(await runMemoryBench(opts.memorySeries)));
+  }
+  return failed ? 1 : 0;
+}
+
+/**
+ * Without --expose-gc, runs the same command in a child node that has it. Returns its exit
+ * code, or undefined when this process is not the built CLI (e.g. under vitest).
+ */
+function rerunWithExposedGc(argv: readonly string[]): number | undefined {
+  const main = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
+  if (!import.meta.url.endsWith('.js') || !existsSync(main)) return undefined;
+  const r = spawnSync(process.execPath, ['--expose-gc', main, 'bench', ...argv], {
+    stdio: 'inherit',
+  });
+  return r.status ?? 1;
+}
+
+function relDiff(r: BytesResult): number {
+  return (r.oursBlockBytes - r.promtoolBlockBytes) / r.promtoolBlockBytes;
+}
+
+function fixed(n: number, digits: number): string {
+  return n.toFixed(digits);
+}
+
+export function bytesTable(results: readonly BytesResult[]): string {
+  const lines = [
+    '## Bytes per sample (ours: writeBlock, rules v2.42, 4h chunk range; promtool 2.42 create-blocks-from openmetrics)',
+    '',
+    '| shape | series × samples | chunk B/sample ours | chunk B/sample promtool | chunks/000001 identical | block bytes ours | block bytes promtool | block diff |',
+    '|---|---|---|---|---|---|---|---|',
+  ];
+  for (const r of results) {
+    lines.push(
+      `| ${r.shape} | ${r.series} × ${r.samples / r.series} | ${fixed(r.oursChunkBytes / r.samples, 3)} | ${fixed(r.promtoolChunkBytes / r.samples, 3)} | ${r.chunksIdentical ? 'yes' : 'NO'} | ${r.oursBlockBytes} | ${r.promtoolBlockBytes} | ${relDiff(r) >= 0 ? '+' : ''}${fixed(relDiff(r) * 100, 3)}% |`,
+    );
+  }
+  return lines.join('\n') + '\n\n';
+}
+
+export function speedTable(results: readonly SpeedResult[]): string {
+  const lines = [
+    `## Append and iterate cost (target: append ≥ ${APPEND_TARGET_PER_SECOND / 1e6}M samples/s on one core)`,
+    '',
+    '| benchmark | samples | ns/sample | samples/s |',
+    '|---|---|---|---|',
+  ];
+  for (const r of results) {
+    lines.push(
+      `| ${r.name} | ${r.samples} | ${fixed(r.nsPerSample, 1)} | ${fixed(1e9 / r.nsPerSample / 1e6, 2)}M |`,
+    );
+  }
+  return lines.join('\n') + '\n\n';
+}
+
+export function memoryTable(r: MemoryResult): string {
+  const verdict = r.bytesPerSeries <= MEMORY_TARGET_BYTES ? 'within' : 'over';
+  return [
+    `## Head memory per series (target ≤ ${MEMORY_TARGET_BYTES} B including the open chunk)`,
+    '',
+    '| series | heap + ArrayBuffer delta (MiB) | bytes/series | vs target |',
+    '|---|---|---|---|',
+    `| ${r.series} | ${fixed(r.heapDeltaBytes / 2 ** 20, 1)} | ${fixed(r.bytesPerSeries, 0)} | ${verdict} (${fixed((r.bytesPerSeries / MEMORY_TARGET_BYTES) * 100, 0)}%) |`,
+    '',
+    '',
+  ].join('\n');
+}
