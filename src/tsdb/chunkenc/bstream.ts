@@ -132,6 +132,16 @@ export class BitStreamWriter {
     return this.buf.subarray(0, this.length);
   }
 
+  /** Bytes written so far, without creating a view (the head asks on every append). */
+  byteLength(): number {
+    return this.length;
+  }
+
+  /** The byte at `i` (< byteLength()), without creating a view. */
+  byteAt(i: number): number {
+    return this.buf[i] as number;
+  }
+
   /** Releases spare capacity once the stream is complete. */
   compact(): void {
     if (this.buf.length > this.length) this.buf = this.buf.slice(0, this.length);

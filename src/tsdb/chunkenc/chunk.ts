@@ -36,6 +36,8 @@ export interface Chunk {
   /** The encoded bytes, header included (a view: later appends may change or replace it). */
   bytes(): Uint8Array;
   numSamples(): number;
+  /** The encoded size in bytes, header included; allocation-free (unlike `bytes().length`). */
+  numBytes(): number;
   /**
    * An appender continuing after the last sample; its state is rebuilt by decoding the chunk.
    * Use one appender at a time: two appenders on one chunk corrupt it (as in Prometheus).

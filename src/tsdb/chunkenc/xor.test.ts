@@ -359,3 +359,18 @@ describe('XOR timestamps at the edges of the safe range', () => {
     expect(hex(bytes)).toBe('0002' + '14' + '00'.repeat(8) + 'fb' + 'ff'.repeat(8) + '01' + '00');
   });
 });
+
+describe('XorChunk sizes without views', () => {
+  it('reports numBytes and numSamples equal to the encoded bytes, for built and wrapped chunks', () => {
+    const c = new XorChunk();
+    const app = c.appender();
+    for (let i = 0; i < 300; i++) {
+      app.append(1_000 * i, i % 7 === 0 ? Math.PI * i : i);
+      expect(c.numBytes()).toBe(c.bytes().length);
+      expect(c.numSamples()).toBe(i + 1);
+    }
+    const wrapped = XorChunk.fromBytes(c.bytes().slice());
+    expect(wrapped.numBytes()).toBe(c.bytes().length);
+    expect(wrapped.numSamples()).toBe(300);
+  });
+});

@@ -106,8 +106,13 @@ export class XorChunk implements Chunk {
   }
 
   numSamples(): number {
-    const b = this.bytes();
-    return ((b[0] as number) << 8) | (b[1] as number);
+    const w = this.writer;
+    if (w !== null) return (w.byteAt(0) << 8) | w.byteAt(1);
+    return ((this.data[0] as number) << 8) | (this.data[1] as number);
+  }
+
+  numBytes(): number {
+    return this.writer === null ? this.data.length : this.writer.byteLength();
   }
 
   appender(): XorAppender {

@@ -106,7 +106,7 @@ export class MemSeries {
       o.minTime = this.openMinTime;
       o.maxTime = this.openMaxTime;
       o.numSamples = open.numSamples();
-      o.numBytes = open.bytes().length;
+      o.numBytes = open.numBytes();
       state.openChunk = o;
     }
     state.lastCompletedMaxTime = last === undefined ? null : last.maxTime;
