@@ -29,6 +29,6 @@ export {
   type ModuleManagerDeps,
   type StopResult,
 } from './module_manager.js';
-export { ALL_COMPONENTS, strataModules, type StrataModule } from './modules.js';
+export { strataModules, type StrataModule } from './modules.js';
 export { COMPONENT_ISSUES, placeholderNote, placeholderService } from './placeholder.js';
 export { kvSpecFromConfig, ringService } from './ring_kv.js';

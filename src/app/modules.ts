@@ -3,6 +3,7 @@
  * (`server`, `runtime-config`, `overrides`, `ring`), the components of reference §2, and the
  * umbrella `all`. Each definition says what it needs and what it publishes on the context.
  */
+import { ALL_COMPONENTS } from '../config/index.js';
 import { Overrides, RuntimeConfigManager } from '../overrides/index.js';
 import {
   HttpServer,
@@ -19,19 +20,6 @@ import { ringService } from './ring_kv.js';
 import { BasicService } from '../services/index.js';
 
 export type StrataModule = ModuleDefinition<StrataContext>;
-
-/** The components `-target=all` runs: every component except the deprecated configs service. */
-export const ALL_COMPONENTS: readonly string[] = [
-  'distributor',
-  'ingester',
-  'querier',
-  'query-frontend',
-  'store-gateway',
-  'compactor',
-  'ruler',
-  'alertmanager',
-  'purger',
-];
 
 /** Dependencies of each component, after Cortex's module graph (rings folded into `ring`). */
 const COMPONENT_DEPS: Readonly<Record<string, readonly string[]>> = {

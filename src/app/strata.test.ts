@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gunzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Config, ConfigError, defaultConfig } from '../config/index.js';
+import { ALL_COMPONENTS, type Config, ConfigError, defaultConfig } from '../config/index.js';
 import {
   type Env,
   FileSystemError,
@@ -19,7 +19,6 @@ import { NodeProfiler, PprofCodec, listenHttp } from '../runtime/real/index.js';
 import { CapturingLogger, ManualClock } from '../runtime/testing/index.js';
 import { INITIALISED_ONLY } from '../server/index.js';
 import { ModuleStartError } from './module_manager.js';
-import { ALL_COMPONENTS } from './modules.js';
 import { Strata, startStrata } from './strata.js';
 
 const closers: (() => Promise<unknown>)[] = [];

@@ -14,4 +14,4 @@ export { renderConfig, SECRET_MASK, type RenderMode } from './render.js';
 export { renderConfigReference } from './reference.js';
 export { flagHelp } from './help.js';
 export { formatDuration, parseDuration } from './duration.js';
-export { parseTargets } from './targets.js';
+export { ALL_COMPONENTS, parseTargets } from './targets.js';

@@ -5,21 +5,21 @@
 import { choices } from './definition.js';
 import { ConfigError } from './errors.js';
 
+/** The components `-target=all` runs: every component except the deprecated configs service. */
+export const ALL_COMPONENTS: readonly string[] = [
+  'distributor',
+  'ingester',
+  'querier',
+  'query-frontend',
+  'store-gateway',
+  'compactor',
+  'ruler',
+  'alertmanager',
+  'purger',
+];
+
 export const TARGETS = choices(
-  [
-    'all',
-    'distributor',
-    'ingester',
-    'querier',
-    'query-frontend',
-    'store-gateway',
-    'compactor',
-    'ruler',
-    'alertmanager',
-    'purger',
-    'overrides',
-    'configs',
-  ],
+  ['all', ...ALL_COMPONENTS, 'overrides', 'configs'],
   { notifier: 'alertmanager' },
   true,
 );

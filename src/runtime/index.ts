@@ -10,6 +10,7 @@ export * from './cache.js';
 export * from './clock.js';
 export * from './env.js';
 export * from './durable_mkdir.js';
+export * from './durable_write.js';
 export * from './filesystem.js';
 export * from './kv.js';
 export * from './logger.js';

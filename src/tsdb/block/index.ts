@@ -99,3 +99,4 @@ export {
 } from './block_writer.js';
 export { BlockReader, type BlockParts, type BlockReaderDeps } from './block_reader.js';
 export { ChunkSeriesIterator, type BlockSeries, type SeriesSampleIterator } from './series_set.js';
+export { MergedSampleIterator } from './merge_iterator.js';

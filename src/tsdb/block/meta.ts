@@ -5,7 +5,7 @@
 // write the same layout through a json.Encoder, which appends a newline. Zero counters and
 // empty lists are left out exactly where Go's `omitempty` leaves them out.
 
-import type { FileSystem } from '../../runtime/index.js';
+import { writeFileDurable, type FileSystem } from '../../runtime/index.js';
 import { goMarshalIndent } from './go_json.js';
 import { canonicalUlid } from './ulid.js';
 
@@ -389,17 +389,10 @@ export async function writeBlockMeta(
   deps: { fs: FileSystem },
   opts: SerializeMetaOptions = {},
 ): Promise<number> {
-  const bytes = new TextEncoder().encode(serializeBlockMeta(meta, opts));
-  const path = `${blockDir}/${META_FILENAME}`;
-  const tmp = `${path}.tmp`;
-  const f = await deps.fs.open(tmp, 'w');
-  try {
-    await f.write(0, bytes);
-    await f.sync();
-  } finally {
-    await f.close();
-  }
-  await deps.fs.rename(tmp, path);
-  await deps.fs.syncDir(blockDir);
-  return bytes.length;
+  return writeFileDurable(
+    deps.fs,
+    blockDir,
+    META_FILENAME,
+    new TextEncoder().encode(serializeBlockMeta(meta, opts)),
+  );
 }

@@ -6,7 +6,7 @@
 // Prometheus writes the entries in Go map order (unspecified); we write them by ascending
 // series ref and interval, so our files are deterministic and still readable by Prometheus.
 
-import type { FileSystem } from '../../runtime/index.js';
+import { writeFileDurable, type FileSystem } from '../../runtime/index.js';
 import { crc32c, DecBuf, EncBuf } from '../encoding/index.js';
 import { addInterval, clampBound, type Interval } from './intervals.js';
 
@@ -161,17 +161,5 @@ export async function writeTombstones(
   t: Tombstones,
   deps: { fs: FileSystem },
 ): Promise<number> {
-  const bytes = encodeTombstonesFile(t);
-  const path = `${blockDir}/${TOMBSTONES_FILENAME}`;
-  const tmp = `${path}.tmp`;
-  const f = await deps.fs.open(tmp, 'w');
-  try {
-    await f.write(0, bytes);
-    await f.sync();
-  } finally {
-    await f.close();
-  }
-  await deps.fs.rename(tmp, path);
-  await deps.fs.syncDir(blockDir);
-  return bytes.length;
+  return writeFileDurable(deps.fs, blockDir, TOMBSTONES_FILENAME, encodeTombstonesFile(t));
 }

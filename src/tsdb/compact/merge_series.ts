@@ -7,7 +7,12 @@
 
 import { Labels } from '../../model/index.js';
 import { ValueType } from '../chunkenc/index.js';
-import type { BlockSeries, BlockSeriesInput, SeriesSampleIterator } from '../block/index.js';
+import {
+  MergedSampleIterator,
+  type BlockSeries,
+  type BlockSeriesInput,
+  type SeriesSampleIterator,
+} from '../block/index.js';
 
 /** Growable parallel arrays of one series' merged samples. */
 class SampleBuffer {
@@ -41,37 +46,11 @@ export function mergeSamples(
   iterators: readonly SeriesSampleIterator[],
 ): BlockSeriesInput {
   const out = new SampleBuffer();
-  const k = iterators.length;
-  // Current timestamp of each iterator, +Infinity once exhausted.
-  const heads = new Float64Array(k);
-  const advance = (i: number): void => {
-    const it = iterators[i] as SeriesSampleIterator;
-    if (it.next() === ValueType.None) {
-      const err = it.err();
-      if (err !== null) {
-        throw new Error(`reading series ${labels.toString()} for compaction: ${err.message}`);
-      }
-      heads[i] = Number.POSITIVE_INFINITY;
-    } else {
-      heads[i] = it.atT();
-    }
-  };
-  for (let i = 0; i < k; i++) advance(i);
-  for (;;) {
-    let best = -1;
-    let bestT = Number.POSITIVE_INFINITY;
-    // Strict `<` keeps the earliest source on equal timestamps.
-    for (let i = 0; i < k; i++) {
-      const t = heads[i] as number;
-      if (t < bestT) {
-        bestT = t;
-        best = i;
-      }
-    }
-    if (best < 0) break;
-    out.push(bestT, (iterators[best] as SeriesSampleIterator).atF());
-    // Every source positioned at this timestamp moves on: its sample is a duplicate.
-    for (let i = 0; i < k; i++) if (heads[i] === bestT) advance(i);
+  const merged = new MergedSampleIterator(iterators);
+  while (merged.next() !== ValueType.None) out.push(merged.atT(), merged.atF());
+  const err = merged.err();
+  if (err !== null) {
+    throw new Error(`reading series ${labels.toString()} for compaction: ${err.message}`);
   }
   return {
     labels,

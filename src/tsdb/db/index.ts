@@ -15,5 +15,4 @@ export {
   type TSDBConfig,
   type TSDBDeps,
 } from './db.js';
-export { MergedSampleIterator } from './merge_iterator.js';
 export { DBQuerier, type DBSeries } from './querier.js';

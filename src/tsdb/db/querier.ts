@@ -3,10 +3,13 @@
 // head). Series come out sorted by labels; a series present in several sources gets one
 // iterator that merges their samples in time order and keeps one sample per timestamp.
 import { compareGoStrings, Labels, type Matcher } from '../../model/index.js';
-import type { BlockReader, SeriesSampleIterator } from '../block/index.js';
+import {
+  MergedSampleIterator,
+  type BlockReader,
+  type SeriesSampleIterator,
+} from '../block/index.js';
 import type { Head } from '../head/index.js';
 import { postingsForMatchers } from '../index/index.js';
-import { MergedSampleIterator } from './merge_iterator.js';
 
 /** One series of a query over the whole database. */
 export interface DBSeries {

@@ -9,6 +9,7 @@ import type { FileSystem } from '../../runtime/index.js';
 import { ValueType } from '../chunkenc/index.js';
 import {
   BlockReader,
+  MergedSampleIterator,
   isCanonicalUlid,
   type BlockSeries,
   type SeriesSampleIterator,
@@ -140,28 +141,8 @@ function mergeSamples(
   iterators: SeriesSampleIterator[],
   emit: (t: number, v: number) => void,
 ): void {
-  const live = iterators.filter((it) => advance(it));
-  let lastT = Number.NEGATIVE_INFINITY;
-  let first = true;
-  while (live.length > 0) {
-    let best = 0;
-    for (let i = 1; i < live.length; i++) {
-      if ((live[i] as SeriesSampleIterator).atT() < (live[best] as SeriesSampleIterator).atT()) {
-        best = i;
-      }
-    }
-    const it = live[best] as SeriesSampleIterator;
-    const t = it.atT();
-    if (first || t !== lastT) emit(t, it.atF());
-    first = false;
-    lastT = t;
-    if (!advance(it)) live.splice(best, 1);
-  }
-}
-
-function advance(it: SeriesSampleIterator): boolean {
-  if (it.next() === ValueType.Float) return true;
-  const err = it.err();
+  const merged = new MergedSampleIterator(iterators);
+  while (merged.next() === ValueType.Float) emit(merged.atT(), merged.atF());
+  const err = merged.err();
   if (err !== null) throw err;
-  return false;
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { SeriesSampleIterator } from '../block/index.js';
+import type { SeriesSampleIterator } from './series_set.js';
 import { ValueType } from '../chunkenc/index.js';
-import { MergedSampleIterator } from './index.js';
+import { MergedSampleIterator } from './merge_iterator.js';
 
 /** An iterator over fixed samples. */
 class ArrayIterator implements SeriesSampleIterator {

@@ -4,7 +4,7 @@
 // time order come before the head). Sources are few, so a linear scan for the smallest head
 // beats a heap and allocates nothing per sample.
 import { ValueType } from '../chunkenc/index.js';
-import type { SeriesSampleIterator } from '../block/index.js';
+import type { SeriesSampleIterator } from './series_set.js';
 
 export class MergedSampleIterator implements SeriesSampleIterator {
   /** Whether source i has a current sample (its head), after it was first advanced. */
