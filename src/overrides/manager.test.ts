@@ -2,101 +2,20 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { LimitsConfig } from '../config/index.js';
 import {
-  type Clock,
   type FileHandle,
   type FileStat,
   type FileSystem,
   FileSystemError,
   type MetricsRegistry,
   newMetricsRegistry,
-  type Timer,
 } from '../runtime/index.js';
-import { CapturingLogger, type CapturedLine } from '../runtime/testing/index.js';
+import { CapturingLogger, ManualClock, type CapturedLine } from '../runtime/testing/index.js';
 import { RuntimeConfigManager } from './manager.js';
 import { Overrides } from './overrides.js';
 import type { RuntimeConfig } from './runtime_config.js';
 import { RuntimeConfigError } from './runtime_config_error.js';
 
 // ---- test doubles ---------------------------------------------------------------------------
-
-interface ScheduledTimer {
-  at: number;
-  seq: number;
-  periodMs: number | undefined;
-  fn: () => void | Promise<void>;
-  cancelled: boolean;
-}
-
-/** Virtual time that moves only when the test calls `advance`; periodic callbacks are awaited. */
-class ManualClock implements Clock {
-  private nowMs = 0;
-  private seq = 0;
-  private timers: ScheduledTimer[] = [];
-
-  now(): number {
-    return this.nowMs;
-  }
-
-  sleep(ms: number, signal?: AbortSignal): Promise<void> {
-    return new Promise((resolve, reject) => {
-      const t = this.setTimer(ms, resolve);
-      signal?.addEventListener('abort', () => {
-        t.cancel();
-        reject(new Error('aborted'));
-      });
-    });
-  }
-
-  setTimer(ms: number, fn: () => void): Timer {
-    return this.schedule(ms, undefined, fn);
-  }
-
-  every(ms: number, fn: () => void | Promise<void>): Timer {
-    return this.schedule(ms, ms, fn);
-  }
-
-  pendingTimers(): number {
-    return this.timers.filter((t) => !t.cancelled).length;
-  }
-
-  /** Runs every timer due within `ms`, in time order, awaiting each callback. */
-  async advance(ms: number): Promise<void> {
-    const target = this.nowMs + ms;
-    for (;;) {
-      this.timers = this.timers.filter((t) => !t.cancelled);
-      const next = [...this.timers].sort((a, b) => a.at - b.at || a.seq - b.seq)[0];
-      if (next === undefined || next.at > target) break;
-      this.nowMs = next.at;
-      this.timers = this.timers.filter((t) => t !== next);
-      await next.fn();
-      if (next.periodMs !== undefined && !next.cancelled) {
-        next.at = this.nowMs + next.periodMs;
-        this.timers.push(next);
-      }
-    }
-    this.nowMs = target;
-  }
-
-  private schedule(
-    ms: number,
-    periodMs: number | undefined,
-    fn: () => void | Promise<void>,
-  ): Timer {
-    const timer: ScheduledTimer = {
-      at: this.nowMs + ms,
-      seq: this.seq++,
-      periodMs,
-      fn,
-      cancelled: false,
-    };
-    this.timers.push(timer);
-    return {
-      cancel: () => {
-        timer.cancelled = true;
-      },
-    };
-  }
-}
 
 /** Whole files in a map; only what the manager uses is implemented. */
 class MemoryFileSystem implements FileSystem {
@@ -239,7 +158,7 @@ describe('RuntimeConfigManager', () => {
     await expect(started).rejects.toThrow(
       /runtime config file \/etc\/strata\/runtime.yaml: load file: unknown limit "ingestion_rat" for tenant "tenant-a" \(line 3\)/,
     );
-    expect(clock.pendingTimers()).toBe(0);
+    expect(clock.pendingTimers).toBe(0);
   });
 
   it('refuses to start with bytes that are not UTF-8', async () => {
@@ -341,7 +260,7 @@ describe('RuntimeConfigManager', () => {
     const { manager, overrides, fs, clock } = setup(RATE_100);
     await manager.start(new AbortController().signal);
     await manager.stop();
-    expect(clock.pendingTimers()).toBe(0);
+    expect(clock.pendingTimers).toBe(0);
     fs.put(FILE, RATE_200);
     await clock.advance(PERIOD * 5);
     expect(fs.reads).toBe(1);
@@ -353,7 +272,7 @@ describe('RuntimeConfigManager', () => {
     const ac = new AbortController();
     await manager.start(ac.signal);
     ac.abort();
-    expect(clock.pendingTimers()).toBe(0);
+    expect(clock.pendingTimers).toBe(0);
     await clock.advance(PERIOD * 2);
     expect(fs.reads).toBe(1);
   });

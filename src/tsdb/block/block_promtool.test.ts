@@ -8,7 +8,8 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Labels, Matcher, goQuote } from '../../model/index.js';
+import { Labels, Matcher } from '../../model/index.js';
+import { formatGoG, formatLabelsPromtool } from '../tools/index.js';
 import { createSeededRandom } from '../../runtime/index.js';
 import { NodeFileSystem } from '../../runtime/real/index.js';
 import { ManualClock } from '../../runtime/testing/index.js';
@@ -120,43 +121,14 @@ function generate(seed: number, withStale: boolean): Generated {
   return { series };
 }
 
-/** Go's fmt %g of a float64 (shortest digits; exponent form below 1e-4 and from 1e6). */
-function goFormatG(v: number): string {
-  if (Number.isNaN(v)) return 'NaN';
-  if (v === Infinity) return '+Inf';
-  if (v === -Infinity) return '-Inf';
-  if (v === 0) return Object.is(v, -0) ? '-0' : '0';
-  const [mant, expText] = v.toExponential().split('e') as [string, string];
-  const exp = Number(expText);
-  const sign = mant.startsWith('-') ? '-' : '';
-  const digits = mant.replace('-', '').replace('.', '');
-  // strconv 'g' with shortest precision switches to %e when exp < -4 || exp >= 6 (unlike
-  // %v, which keeps plain digits up to 1e21).
-  if (exp < -4 || exp >= 6) {
-    const frac = digits.length > 1 ? `.${digits.slice(1)}` : '';
-    const e = Math.abs(exp).toString().padStart(2, '0');
-    return `${sign}${digits[0]}${frac}e${exp < 0 ? '-' : '+'}${e}`;
-  }
-  if (exp < 0) return `${sign}0.${'0'.repeat(-exp - 1)}${digits}`;
-  if (digits.length <= exp + 1) return `${sign}${digits}${'0'.repeat(exp + 1 - digits.length)}`;
-  return `${sign}${digits.slice(0, exp + 1)}.${digits.slice(exp + 1)}`;
-}
-
-/** Prometheus 2.42's labels.String(). */
-function goLabels(l: Labels): string {
-  const parts: string[] = [];
-  l.forEach((n, v) => parts.push(`${n}=${goQuote(v)}`));
-  return `{${parts.join(', ')}}`;
-}
-
 /** promtool tsdb dump's lines for the series, in its order (series by labels, then time). */
 function expectedDump(series: readonly BlockSeriesInput[]): string[] {
   const sorted = [...series].sort((a, b) => Labels.compare(a.labels, b.labels));
   const lines: string[] = [];
   for (const s of sorted) {
-    const l = goLabels(s.labels);
+    const l = formatLabelsPromtool(s.labels);
     for (let i = 0; i < s.timestamps.length; i++) {
-      lines.push(`${l} ${goFormatG(s.values[i] as number)} ${s.timestamps[i]}`);
+      lines.push(`${l} ${formatGoG(s.values[i] as number)} ${s.timestamps[i]}`);
     }
   }
   return lines;

@@ -6,27 +6,21 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { goQuote, Labels } from '../../model/index.js';
+import { Labels } from '../../model/index.js';
 import { createSeededRandom, newMetricsRegistry } from '../../runtime/index.js';
 import { NodeFileSystem } from '../../runtime/real/index.js';
 import { CapturingLogger, ManualClock } from '../../runtime/testing/index.js';
-import { formatGoG } from '../tools/index.js';
+import { formatGoG, formatLabelsPromtool } from '../tools/index.js';
 import { TSDB } from './index.js';
 import { appendAll, labelsOf, RANGE, regularSamples, type Sample } from './testing/helpers.js';
 
 const PROMTOOL = '/usr/bin/promtool';
 const START = 1_700_000_123_456;
 
-function goLabels(l: Labels): string {
-  const parts: string[] = [];
-  l.forEach((n, v) => parts.push(`${n}=${goQuote(v)}`));
-  return `{${parts.join(', ')}}`;
-}
-
 function expectedDump(samples: readonly Sample[]): string[] {
   return [...samples]
     .sort((a, b) => Labels.compare(labelsOf(a.series), labelsOf(b.series)) || a.t - b.t)
-    .map((s) => `${goLabels(labelsOf(s.series))} ${formatGoG(s.v)} ${s.t}`);
+    .map((s) => `${formatLabelsPromtool(labelsOf(s.series))} ${formatGoG(s.v)} ${s.t}`);
 }
 
 describe('a database with a cut block, read by promtool 2.42', () => {

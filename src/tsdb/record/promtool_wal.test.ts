@@ -12,6 +12,7 @@ import { Labels } from '../../model/index.js';
 import { NodeFileSystem } from '../../runtime/real/index.js';
 import { CapturingLogger } from '../../runtime/testing/index.js';
 import { WAL, checkpoint, deleteCheckpoints } from '../wal/index.js';
+import { formatGoG } from '../tools/index.js';
 import {
   MetricType,
   SampleBatch,
@@ -118,31 +119,6 @@ function generate(seriesCount: number, samplesPerSeries: number, seed: number): 
   return out;
 }
 
-/**
- * Go's `fmt` `%g` (strconv 'g' with shortest precision): exponent form when the decimal
- * exponent is below -4 or at least 6, with at least two exponent digits.
- */
-function goFormatG(v: number): string {
-  if (Number.isNaN(v)) return 'NaN';
-  if (v === Number.POSITIVE_INFINITY) return '+Inf';
-  if (v === Number.NEGATIVE_INFINITY) return '-Inf';
-  if (v === 0) return Object.is(v, -0) ? '-0' : '0';
-  const sign = v < 0 ? '-' : '';
-  // toExponential() without an argument gives the shortest digits that round-trip, like Go.
-  const [mantissa, exponent] = Math.abs(v).toExponential().split('e') as [string, string];
-  const digits = mantissa.replace('.', '');
-  const exp = Number(exponent);
-  if (exp < -4 || exp >= 6) {
-    const frac = digits.length > 1 ? `.${digits.slice(1)}` : '';
-    const e = Math.abs(exp);
-    return `${sign}${digits[0]}${frac}e${exp < 0 ? '-' : '+'}${e < 10 ? '0' : ''}${e}`;
-  }
-  const dp = exp + 1;
-  if (dp <= 0) return `${sign}0.${'0'.repeat(-dp)}${digits}`;
-  if (dp >= digits.length) return `${sign}${digits}${'0'.repeat(dp - digits.length)}`;
-  return `${sign}${digits.slice(0, dp)}.${digits.slice(dp)}`;
-}
-
 /** The lines `promtool tsdb dump` prints for these series (those kept, samples with t >= mint). */
 function expectedDump(series: readonly Series[], mint = Number.MIN_SAFE_INTEGER): string[] {
   const sorted = [...series].sort((a, b) => Labels.compare(a.labels, b.labels));
@@ -151,7 +127,7 @@ function expectedDump(series: readonly Series[], mint = Number.MIN_SAFE_INTEGER)
     const name = s.labels.toString();
     for (const sample of s.samples) {
       if (sample.t < mint) continue;
-      lines.push(`${name} ${goFormatG(valueOf(sample))} ${sample.t}`);
+      lines.push(`${name} ${formatGoG(valueOf(sample))} ${sample.t}`);
     }
   }
   return lines;
@@ -226,15 +202,15 @@ describe('promtool tsdb dump replays our WAL', () => {
   }
 
   it('formats values as Go %g does (self-check of the expectation)', () => {
-    expect(goFormatG(1e6)).toBe('1e+06');
-    expect(goFormatG(123456)).toBe('123456');
-    expect(goFormatG(1234567)).toBe('1.234567e+06');
-    expect(goFormatG(0.0001)).toBe('0.0001');
-    expect(goFormatG(0.00001)).toBe('1e-05');
-    expect(goFormatG(5e-324)).toBe('5e-324');
-    expect(goFormatG(-1.5)).toBe('-1.5');
-    expect(goFormatG(1e21)).toBe('1e+21');
-    expect(goFormatG(100)).toBe('100');
+    expect(formatGoG(1e6)).toBe('1e+06');
+    expect(formatGoG(123456)).toBe('123456');
+    expect(formatGoG(1234567)).toBe('1.234567e+06');
+    expect(formatGoG(0.0001)).toBe('0.0001');
+    expect(formatGoG(0.00001)).toBe('1e-05');
+    expect(formatGoG(5e-324)).toBe('5e-324');
+    expect(formatGoG(-1.5)).toBe('-1.5');
+    expect(formatGoG(1e21)).toBe('1e+21');
+    expect(formatGoG(100)).toBe('100');
   });
 
   for (const compress of [false, true]) {
