@@ -1,0 +1,69 @@
+// What every PromQL engine offers its callers (the HTTP API, the conformance runner, the
+// ruler later). Two engines implement it — the default engine and the vectorised alternative
+// selected by `X-PromQL-EngineType: thanos` — and must give identical answers.
+import type { Annotations } from './annotations.js';
+import type { Expr } from './parser/ast.js';
+import type { Queryable } from './storage.js';
+import type { QueryValue } from './value.js';
+
+export interface EngineOptions {
+  /** How far back an instant selector looks for a sample, ms (Prometheus default 5m). */
+  readonly lookbackDelta: number;
+  /** Maximum samples a query may hold in memory at once (Prometheus -query.max-samples, 50e6). */
+  readonly maxSamples: number;
+  /** Query timeout in ms (Prometheus -query.timeout, 2m); 0 disables. */
+  readonly timeout: number;
+  /** Default subquery step for `[range:]`, given the subquery range (Prometheus: the global evaluation interval, 1m). */
+  readonly noStepSubqueryIntervalFn: (rangeMs: number) => number;
+  /** Enables functions Prometheus gates behind `--enable-feature=promql-experimental-functions`. */
+  readonly enableExperimentalFunctions: boolean;
+}
+
+export const DEFAULT_ENGINE_OPTIONS: EngineOptions = {
+  lookbackDelta: 5 * 60 * 1000,
+  maxSamples: 50_000_000,
+  timeout: 2 * 60 * 1000,
+  noStepSubqueryIntervalFn: () => 60 * 1000,
+  enableExperimentalFunctions: true,
+};
+
+export interface QueryOptions {
+  /** Overrides the engine's lookback delta for this query (API parameter `lookback_delta`). */
+  readonly lookbackDelta?: number;
+  /** Cancels the query; the engine checks it between steps and storage calls. */
+  readonly signal?: AbortSignal;
+}
+
+/** Counters the API returns with `stats=all` (Prometheus stats.QueryStats subset). */
+export interface QueryStats {
+  totalQueryableSamples: number;
+  peakSamples: number;
+  /** Which engine answered, and for the alternative engine which nodes fell back to the default. */
+  engine: 'prometheus' | 'thanos';
+  fallbackNodes?: string[];
+}
+
+export interface QueryResult {
+  readonly value: QueryValue;
+  readonly annotations: Annotations;
+  readonly stats: QueryStats;
+}
+
+export interface PromQLEngine {
+  /** Evaluates `query` at `time` (ms). Throws PromQLError (parse errors are `bad_data`). */
+  instantQuery(
+    queryable: Queryable,
+    query: string | Expr,
+    time: number,
+    options?: QueryOptions,
+  ): Promise<QueryResult>;
+  /** Evaluates `query` at start, start+step, … ≤ end (all ms). Result is always a matrix. */
+  rangeQuery(
+    queryable: Queryable,
+    query: string | Expr,
+    start: number,
+    end: number,
+    step: number,
+    options?: QueryOptions,
+  ): Promise<QueryResult>;
+}

@@ -1,0 +1,59 @@
+// The storage interface PromQL and the query API read through (Prometheus storage.Queryable),
+// so that the same engine answers over an in-memory store in tests, over one tenant's TSDB,
+// and later over ingesters and store-gateways. It is deliberately small: series by matchers
+// and time range, label names, label values.
+import type { Labels, Matcher } from '../model/index.js';
+
+/** What `SampleIterator.next()`/`seek()` return: 0 at the end (or on error), 1 on a float. */
+export const SAMPLE_NONE = 0;
+export const SAMPLE_FLOAT = 1;
+
+/**
+ * Walks one series' samples in time order without allocating (the shape of the storage
+ * engine's SeriesSampleIterator, so TSDB series plug in unchanged).
+ */
+export interface SampleIterator {
+  next(): number;
+  /** Moves to the first sample at or after `t`; never moves backwards. */
+  seek(t: number): number;
+  atT(): number;
+  atF(): number;
+  err(): Error | null;
+}
+
+export interface StorageSeries {
+  readonly labels: Labels;
+  /** A fresh iterator over the series' samples within the querier's range. */
+  iterator(): SampleIterator;
+}
+
+/** Hints the engine passes to storage (Prometheus storage.SelectHints); storage may ignore them. */
+export interface SelectHints {
+  /** Inclusive start and end of the data the engine needs, in ms. */
+  readonly start: number;
+  readonly end: number;
+  /** Evaluation step of a range query in ms (0 for instant queries). */
+  readonly step?: number;
+  /** Range of the enclosing range function or subquery in ms. */
+  readonly range?: number;
+  /** Name of the enclosing function, e.g. "rate", or "series" for the series API. */
+  readonly func?: string;
+  /** Limit on returned series (API `limit`); 0 or absent means none. */
+  readonly limit?: number;
+}
+
+/** Reads a fixed time range [mint, maxt] (inclusive, ms). */
+export interface Querier {
+  /** Series matching all matchers, sorted by labels, each with its samples in range. */
+  select(matchers: readonly Matcher[], hints?: SelectHints): Promise<StorageSeries[]>;
+  /** Label names of series matching `matchers` (all series when empty), sorted. */
+  labelNames(matchers: readonly Matcher[]): Promise<string[]>;
+  /** Values of label `name` among series matching `matchers`, sorted. */
+  labelValues(name: string, matchers: readonly Matcher[]): Promise<string[]>;
+  /** Releases resources; safe to call more than once. */
+  close(): Promise<void>;
+}
+
+export interface Queryable {
+  querier(mint: number, maxt: number): Promise<Querier>;
+}
