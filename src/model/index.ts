@@ -17,6 +17,12 @@ export {
   isValidMetricName,
   type NameValidationScheme,
 } from './names.js';
-export { Re2SyntaxError, parseRe2, type Node as Re2Node, type Re2ErrorCode } from './re2/index.js';
+export {
+  Re2SyntaxError,
+  SubmatchRegex,
+  parseRe2,
+  type Node as Re2Node,
+  type Re2ErrorCode,
+} from './re2/index.js';
 export { xxhash64 } from './xxhash64.js';
 export * from './textparse/index.js';

@@ -14,7 +14,11 @@ import {
 interface StoredSeries {
   readonly labels: Labels;
   readonly ts: number[];
-  readonly vs: number[];
+  /**
+   * Values in a typed array: V8 canonicalises NaNs stored in plain number arrays, which
+   * would turn Prometheus's stale marker (a NaN with a specific payload) into a plain NaN.
+   */
+  vs: Float64Array;
 }
 
 export class MemoryStorage implements Queryable {
@@ -25,21 +29,23 @@ export class MemoryStorage implements Queryable {
     const key = labels.toString();
     let s = this.byKey.get(key);
     if (s === undefined) {
-      s = { labels, ts: [], vs: [] };
+      s = { labels, ts: [], vs: new Float64Array(8) };
       this.byKey.set(key, s);
     }
     const n = s.ts.length;
-    if (n === 0 || (s.ts[n - 1] as number) < t) {
-      s.ts.push(t);
-      s.vs.push(v);
+    const i = n === 0 || (s.ts[n - 1] as number) < t ? n : lowerBound(s.ts, t);
+    if (i < n && s.ts[i] === t) {
+      s.vs[i] = v;
       return;
     }
-    const i = lowerBound(s.ts, t);
-    if (s.ts[i] === t) s.vs[i] = v;
-    else {
-      s.ts.splice(i, 0, t);
-      s.vs.splice(i, 0, v);
+    if (n === s.vs.length) {
+      const grown = new Float64Array(2 * n);
+      grown.set(s.vs);
+      s.vs = grown;
     }
+    s.vs.copyWithin(i + 1, i, n);
+    s.vs[i] = v;
+    s.ts.splice(i, 0, t);
   }
 
   /** Removes every series (the conformance scripts' `clear`). */

@@ -10,3 +10,4 @@ export { classMatches, type CharClass } from './charclass.js';
 export { Re2SyntaxError, type Re2ErrorCode } from './errors.js';
 export { MAX_REPEAT, parseRe2, type ParseOptions } from './parser.js';
 export { MAX_PROGRAM_SIZE, Program } from './program.js';
+export { SubmatchRegex } from './submatch.js';

@@ -134,6 +134,8 @@ export interface SubqueryExpr extends TimeModifiers {
 export interface NumberLiteral {
   readonly type: 'NumberLiteral';
   readonly val: number;
+  /** Written as a duration (`1h`), which the printer reproduces (Prometheus 3 `Duration`). */
+  readonly duration?: boolean;
   readonly posRange: PositionRange;
 }
 
