@@ -200,12 +200,12 @@ export function speedTable(results: readonly SpeedResult[]): string {
   const lines = [
     `## Append and iterate cost (target: append ≥ ${APPEND_TARGET_PER_SECOND / 1e6}M samples/s on one core)`,
     '',
-    '| benchmark | samples | ns/sample | samples/s |',
-    '|---|---|---|---|',
+    '| benchmark | samples | ns/sample | samples/s | CPU ns/sample | samples/CPU-s |',
+    '|---|---|---|---|---|---|',
   ];
   for (const r of results) {
     lines.push(
-      `| ${r.name} | ${r.samples} | ${fixed(r.nsPerSample, 1)} | ${fixed(1e9 / r.nsPerSample / 1e6, 2)}M |`,
+      `| ${r.name} | ${r.samples} | ${fixed(r.nsPerSample, 1)} | ${fixed(1e9 / r.nsPerSample / 1e6, 2)}M | ${fixed(r.cpuNsPerSample, 1)} | ${fixed(1e9 / r.cpuNsPerSample / 1e6, 2)}M |`,
     );
   }
   return lines.join('\n') + '\n\n';

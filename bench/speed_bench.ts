@@ -1,7 +1,10 @@
 // Append and iterate costs in ns/sample: appending into an existing head series set (the
 // ingester's steady state) and into a bare XorChunk, and iterating head chunks and a block.
 // Timed with performance.now() over many samples; the first round warms the JIT and is not
-// counted.
+// counted. The process's CPU time (process.cpuUsage, all threads) over the same sections is
+// reported too: on a shared machine wall time also counts the time other processes held the
+// core, CPU time does not (it over- rather than under-states one core's work, since GC and
+// JIT helper threads are included).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -28,6 +31,39 @@ export interface SpeedResult {
   name: string;
   samples: number;
   nsPerSample: number;
+  /** Process CPU time (user + system, all threads) per sample over the timed sections. */
+  cpuNsPerSample: number;
+}
+
+/** Accumulates wall and process CPU time over several timed sections. */
+class Stopwatch {
+  wallMs = 0;
+  cpuUs = 0;
+  private wallStart = 0;
+  private cpuStart: NodeJS.CpuUsage | undefined;
+
+  start(): void {
+    this.cpuStart = process.cpuUsage();
+    this.wallStart = performance.now();
+  }
+
+  /** Ends the section; `count` false discards it (JIT warm-up). */
+  stop(count = true): void {
+    const wall = performance.now() - this.wallStart;
+    const cpu = process.cpuUsage(this.cpuStart);
+    if (!count) return;
+    this.wallMs += wall;
+    this.cpuUs += cpu.user + cpu.system;
+  }
+
+  result(name: string, samples: number): SpeedResult {
+    return {
+      name,
+      samples,
+      nsPerSample: (this.wallMs * 1e6) / samples,
+      cpuNsPerSample: (this.cpuUs * 1e3) / samples,
+    };
+  }
 }
 
 export interface AppendBenchConfig {
@@ -52,30 +88,20 @@ export async function runHeadAppendBench(
   await app0.commit();
   const rand = lcg(42);
   const values = new Float64Array(cfg.numSeries);
-  let elapsed = 0;
+  const watch = new Stopwatch();
   let samples = 0;
   for (let r = 1; r <= cfg.rounds; r++) {
     const t = BENCH_START_MS + r * BENCH_INTERVAL_MS;
     for (let s = 0; s < cfg.numSeries; s++)
       values[s] = (values[s] as number) + Math.floor(rand() * 100);
-    const start = performance.now();
+    watch.start();
     const app = head.appender();
     for (let s = 0; s < cfg.numSeries; s++) app.append(refs[s] as number, t, values[s] as number);
     await app.commit();
-    const took = performance.now() - start;
-    if (r > 1) {
-      elapsed += took;
-      samples += cfg.numSeries;
-    }
+    watch.stop(r > 1);
+    if (r > 1) samples += cfg.numSeries;
   }
-  return {
-    result: {
-      name: 'head append (existing series)',
-      samples,
-      nsPerSample: (elapsed * 1e6) / samples,
-    },
-    head,
-  };
+  return { result: watch.result('head append (existing series)', samples), head };
 }
 
 /** Appends `chunks` full 120-sample XOR chunks of counter-like samples. */
@@ -94,14 +120,11 @@ export function runXorAppendBench(chunks: number): SpeedResult {
     for (let i = 0; i < 120; i++) app.append(ts[i] as number, vs[i] as number);
   };
   for (let c = 0; c < Math.min(chunks, 1000); c++) once(); // warm-up
-  const start = performance.now();
+  const watch = new Stopwatch();
+  watch.start();
   for (let c = 0; c < chunks; c++) once();
-  const elapsed = performance.now() - start;
-  return {
-    name: 'XorChunk append',
-    samples: chunks * 120,
-    nsPerSample: (elapsed * 1e6) / (chunks * 120),
-  };
+  watch.stop();
+  return watch.result('XorChunk append', chunks * 120);
 }
 
 /** Iterates every sample of every series in the head (twice; the second pass is timed). */
@@ -124,10 +147,11 @@ export async function runHeadIterateBench(head: Head): Promise<SpeedResult> {
     return sink === -1 ? 0 : n;
   };
   pass();
-  const start = performance.now();
+  const watch = new Stopwatch();
+  watch.start();
   const n = pass();
-  const elapsed = performance.now() - start;
-  return { name: 'iterate head chunks', samples: n, nsPerSample: (elapsed * 1e6) / n };
+  watch.stop();
+  return watch.result('iterate head chunks', n);
 }
 
 /**
@@ -171,14 +195,11 @@ export async function runBlockIterateBench(
         return sink === -1 ? 0 : n;
       };
       await pass();
-      const start = performance.now();
+      const watch = new Stopwatch();
+      watch.start();
       const n = await pass();
-      const elapsed = performance.now() - start;
-      return {
-        name: 'iterate block (select + read + decode)',
-        samples: n,
-        nsPerSample: (elapsed * 1e6) / n,
-      };
+      watch.stop();
+      return watch.result('iterate block (select + read + decode)', n);
     } finally {
       await block.close();
     }

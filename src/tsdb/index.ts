@@ -9,7 +9,9 @@
  * (segments, records, checkpoints), the index (format v2), block files and the whole-block
  * writer and reader, the in-memory head with its WAL, the per-tenant database (head cut into
  * blocks per reference §11, merged querier, retention), block compaction with the leveled
- * planner, and the promtool-compatible block tools. The out-of-order window remains (issue 3).
+ * planner, the promtool-compatible block tools, and the opt-in out-of-order window
+ * (`out_of_order_time_window`: out-of-order head chunks, the write-behind log in `wbl/`,
+ * `from-out-of-order` blocks cut after head compaction; docs/tsdb-out-of-order.md).
  */
 export * from './encoding/index.js';
 export * from './chunkenc/index.js';

@@ -76,6 +76,8 @@ export interface FinalBlockMeta {
   maxTime?: number;
   /** Lineage of a compacted block (default: level 1, the block itself its only source). */
   compaction?: { level: number; sources: readonly string[]; parents?: readonly BlockDesc[] };
+  /** Compaction hints, e.g. OUT_OF_ORDER_HINT for a block cut from out-of-order samples. */
+  hints?: readonly string[];
 }
 
 export interface WriteBlockDeps {
@@ -175,6 +177,8 @@ export async function writeBlock(
     compaction: lineage === undefined ? { level: 1, sources: [ulid] } : copyLineage(lineage),
     version: META_VERSION_1,
   };
+  const hints = opts.meta?.hints;
+  if (hints !== undefined && hints.length > 0) meta.compaction.hints = [...hints];
   if (opts.thanos !== undefined) {
     meta.thanos = {
       labels: { ...opts.thanos.labels },

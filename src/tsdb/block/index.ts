@@ -52,6 +52,8 @@ export {
   BlockSource,
   META_FILENAME,
   META_VERSION_1,
+  isFromOutOfOrder,
+  OUT_OF_ORDER_HINT,
   parseBlockMeta,
   readBlockMeta,
   serializeBlockMeta,

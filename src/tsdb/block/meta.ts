@@ -44,6 +44,14 @@ export interface BlockStats {
   numHistogramSamples?: number;
 }
 
+/** Prometheus's compaction hint on blocks cut from out-of-order head data (CompactionHintFromOutOfOrder). */
+export const OUT_OF_ORDER_HINT = 'from-out-of-order';
+
+/** Whether the block was cut from out-of-order samples (Prometheus BlockMetaCompaction.FromOutOfOrder). */
+export function isFromOutOfOrder(meta: { compaction: BlockMetaCompaction }): boolean {
+  return meta.compaction.hints?.includes(OUT_OF_ORDER_HINT) ?? false;
+}
+
 export interface BlockMetaCompaction {
   level: number;
   /** ULIDs of the head blocks this block was made from (itself for a level-1 block). */

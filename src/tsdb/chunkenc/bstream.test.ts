@@ -63,6 +63,29 @@ describe('BitStreamWriter', () => {
 });
 
 describe('BitStreamReader', () => {
+  it('keeps writing correctly after compact() shrank the buffer to its contents', () => {
+    fc.assert(
+      fc.property(
+        fc.array(field, { maxLength: 6 }),
+        fc.array(field, { minLength: 1, maxLength: 40 }),
+        (before, after) => {
+          const plain = new BitStreamWriter();
+          const compacted = new BitStreamWriter();
+          for (const f of before) {
+            plain.writeBits64(f.hi, f.lo, f.nbits);
+            compacted.writeBits64(f.hi, f.lo, f.nbits);
+          }
+          compacted.compact(); // may leave an empty or 1-byte buffer
+          for (const f of after) {
+            plain.writeBits64(f.hi, f.lo, f.nbits);
+            compacted.writeBits64(f.hi, f.lo, f.nbits);
+          }
+          expect(hex(compacted.bytes())).toBe(hex(plain.bytes()));
+        },
+      ),
+    );
+  });
+
   it('reads back any sequence of fields written', () => {
     fc.assert(
       fc.property(fc.array(field, { maxLength: 100 }), (fields) => {

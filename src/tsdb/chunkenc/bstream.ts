@@ -28,7 +28,8 @@ export class BitStreamWriter {
   }
 
   private grow(): void {
-    const grown = new Uint8Array(this.buf.length * 2);
+    // compact() may have left a tiny (even empty) buffer: never grow by less than 16 bytes.
+    const grown = new Uint8Array(Math.max(16, this.buf.length * 2));
     grown.set(this.buf.subarray(0, this.length));
     this.buf = grown;
   }
@@ -66,18 +67,35 @@ export class BitStreamWriter {
   }
 
   private putBits(value: number, nbits: number): void {
-    while (nbits > 0) {
-      if (this.freeBits === 0) {
-        if (this.length === this.buf.length) this.grow();
-        this.buf[this.length++] = 0;
-        this.freeBits = 8;
-      }
-      const take = nbits < this.freeBits ? nbits : this.freeBits;
-      nbits -= take;
-      const chunk = (value >>> nbits) & ((1 << take) - 1);
-      this.freeBits -= take;
-      this.buf[this.length - 1] = (this.buf[this.length - 1] as number) | (chunk << this.freeBits);
+    // At most 5 new bytes (32 bits into a partly used byte): make room once, then work on
+    // locals, filling the open byte, then whole bytes, then the rest (the chunk encoder
+    // spends most of its time here). Bits of `value` above `nbits` are ignored.
+    while (this.length + 5 > this.buf.length) this.grow();
+    const buf = this.buf;
+    let length = this.length;
+    let free = this.freeBits;
+    if (nbits <= free) {
+      free -= nbits;
+      buf[length - 1] = (buf[length - 1] as number) | ((value & ((1 << nbits) - 1)) << free);
+      this.freeBits = free;
+      return;
     }
+    if (free > 0) {
+      nbits -= free;
+      buf[length - 1] = (buf[length - 1] as number) | ((value >>> nbits) & ((1 << free) - 1));
+    }
+    while (nbits >= 8) {
+      nbits -= 8;
+      buf[length++] = (value >>> nbits) & 0xff;
+    }
+    if (nbits > 0) {
+      buf[length++] = (value << (8 - nbits)) & 0xff;
+      free = 8 - nbits;
+    } else {
+      free = 0;
+    }
+    this.length = length;
+    this.freeBits = free;
   }
 
   /** Writes the low `nbits` (0..64) bits of the 64-bit value hi:lo. */

@@ -16,13 +16,7 @@
 // bigint path; the common path stays in 32-bit integer arithmetic. Values move as the two
 // uint32 halves of their IEEE-754 bits, so NaN payloads (the stale marker) survive exactly.
 
-import {
-  DecBuf,
-  DecodeError,
-  putUvarintAt,
-  putUvarintBigAt,
-  putVarintAt,
-} from '../encoding/index.js';
+import { DecBuf, DecodeError, putUvarintBigAt } from '../encoding/index.js';
 import { BitStreamReader, BitStreamWriter } from './bstream.js';
 import type { Chunk, ChunkAppender, ChunkIterator, FloatSample } from './chunk.js';
 import { Encoding, ValueType } from './encoding.js';
@@ -158,8 +152,10 @@ export class XorAppender implements ChunkAppender {
   private vLo: number;
   private leading: number;
   private trailing: number;
-  private readonly floatView = new DataView(new ArrayBuffer(8));
-  private readonly varintScratch = new Uint8Array(10);
+  // Allocated on first use only: the head appends value bits and has one appender per
+  // series, so per-appender buffers would cost memory and an allocation per chunk.
+  private floatView: DataView | null = null;
+  private varintScratch: Uint8Array | null = null;
 
   /** @internal Built by XorChunk.appender() from the state after the chunk's last sample. */
   constructor(stream: BitStreamWriter, s: Readonly<XorAppenderState>) {
@@ -174,30 +170,41 @@ export class XorAppender implements ChunkAppender {
     this.trailing = s.trailing;
   }
 
+  /** Bytes of the chunk being appended to (its numBytes(), without going through the chunk). */
+  numBytes(): number {
+    return this.stream.byteLength();
+  }
+
   append(t: number, v: number): void {
+    const view = (this.floatView ??= new DataView(new ArrayBuffer(8)));
+    view.setFloat64(0, v);
+    this.appendBits(t, view.getUint32(0), view.getUint32(4));
+  }
+
+  /**
+   * Appends a sample whose value is given as its IEEE-754 bits (high and low 32-bit words):
+   * callers that hold values as words (the head) skip a round trip through a number.
+   */
+  appendBits(t: number, hi: number, lo: number): void {
     if (!Number.isSafeInteger(t)) {
       throw new RangeError(`sample timestamp must be a safe integer, got ${t}`);
     }
     if (this.count === MAX_SAMPLES) {
       throw new RangeError(`XOR chunk is full: it already holds ${MAX_SAMPLES} samples`);
     }
-    this.floatView.setFloat64(0, v);
-    const hi = this.floatView.getUint32(0);
-    const lo = this.floatView.getUint32(4);
-
     if (this.count === 0) {
-      this.writeVarintBytes(putVarintAt(this.varintScratch, 0, t));
+      writeVarint(this.stream, t);
       this.stream.writeBits(hi, 32);
       this.stream.writeBits(lo, 32);
     } else if (this.count === 1) {
       const delta = t - this.t;
       if (delta >= 0 && Number.isSafeInteger(delta)) {
-        this.writeVarintBytes(putUvarintAt(this.varintScratch, 0, delta));
+        writeUvarint(this.stream, delta);
         this.tDelta = delta;
         this.tDeltaBig = null;
       } else {
         const deltaBig = BigInt(t) - BigInt(this.t);
-        const n = putUvarintBigAt(this.varintScratch, 0, BigInt.asUintN(64, deltaBig));
+        const n = putUvarintBigAt(this.scratch(), 0, BigInt.asUintN(64, deltaBig));
         this.writeVarintBytes(n);
         this.setDeltaBig(deltaBig);
       }
@@ -248,8 +255,13 @@ export class XorAppender implements ChunkAppender {
     }
   }
 
+  private scratch(): Uint8Array {
+    return (this.varintScratch ??= new Uint8Array(10));
+  }
+
   private writeVarintBytes(length: number): void {
-    for (let i = 0; i < length; i++) this.stream.writeByte(this.varintScratch[i] as number);
+    const scratch = this.scratch();
+    for (let i = 0; i < length; i++) this.stream.writeByte(scratch[i] as number);
   }
 
   /** Delta-of-delta buckets; the ranges are Prometheus's bitRange(dod, n): [-(2^(n-1)-1), 2^(n-1)]. */
@@ -300,6 +312,37 @@ export class XorAppender implements ChunkAppender {
     s.writeBits((0b11 << 11) | (leading << 6) | (significant & 0x3f), 13);
     writeShiftedRight(s, dHi, dLo, trailing, significant);
   }
+}
+
+/**
+ * Writes a safe non-negative integer as a Go uvarint straight into the stream: the same
+ * bytes as putUvarintAt, without a scratch buffer per appender.
+ */
+function writeUvarint(s: BitStreamWriter, n: number): void {
+  // Division keeps this exact above 2^32, where bit operators would truncate.
+  while (n > 0x7fffffff) {
+    s.writeByte((n % 128) | 0x80);
+    n = Math.floor(n / 128);
+  }
+  while (n >= 0x80) {
+    s.writeByte((n & 0x7f) | 0x80);
+    n >>>= 7;
+  }
+  s.writeByte(n);
+}
+
+/** A safe integer as Go's zig-zag varint (the bytes of putVarintAt), straight into the stream. */
+function writeVarint(s: BitStreamWriter, x: number): void {
+  const negative = x < 0;
+  const magnitude = negative ? -x - 1 : x;
+  const first = (magnitude % 64) * 2 + (negative ? 1 : 0);
+  const rest = Math.floor(magnitude / 64);
+  if (rest === 0) {
+    s.writeByte(first);
+    return;
+  }
+  s.writeByte(first | 0x80);
+  writeUvarint(s, rest);
 }
 
 /** Writes the low `nbits` bits of (hi:lo >> shift). */
@@ -402,6 +445,16 @@ export class XorIterator implements ChunkIterator {
     this.floatView.setUint32(0, this.vHi);
     this.floatView.setUint32(4, this.vLo);
     return this.floatView.getFloat64(0);
+  }
+
+  /** High 32 bits of the current value's IEEE-754 representation (bit-exact, NaN payloads kept). */
+  atHi(): number {
+    return this.vHi;
+  }
+
+  /** Low 32 bits of the current value's IEEE-754 representation. */
+  atLo(): number {
+    return this.vLo;
   }
 
   err(): Error | null {

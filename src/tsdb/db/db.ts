@@ -1,7 +1,9 @@
-// A tenant's database (Prometheus tsdb/db.go): the head with its WAL in `dir/wal`, the
-// blocks in `dir/<ulid>/`, and head compaction that cuts the head's oldest block range into a
-// block once the head spans more than 1.5 block ranges (reference §11). Queries read blocks
-// and head merged (querier.ts). Merging blocks with each other is another module's job.
+// A tenant's database (Prometheus tsdb/db.go): the head with its WAL in `dir/wal` (and WBL in
+// `dir/wbl` once out-of-order ingestion is enabled), the blocks in `dir/<ulid>/`, and head
+// compaction that cuts the head's oldest block range into a block once the head spans more
+// than 1.5 block ranges (reference §11), followed by out-of-order compaction (ooo_compact.ts).
+// Queries read blocks and head merged (querier.ts). Merging blocks with each other is
+// another module's job.
 import { Matcher } from '../../model/index.js';
 import {
   mkdirAllDurable,
@@ -15,13 +17,15 @@ import {
 import {
   BlockReader,
   isCanonicalUlid,
+  isFromOutOfOrder,
   META_FILENAME,
   TMP_FOR_CREATION_SUFFIX,
   writeBlock,
   type BlockMeta,
   type BlockSeriesInput,
 } from '../block/index.js';
-import { rangeForTimestamp, ValueType } from '../chunkenc/index.js';
+import { compactOOO, toBlockInput } from './ooo_compact.js';
+import { rangeForTimestamp } from '../chunkenc/index.js';
 import {
   DEFAULT_CHUNK_RANGE,
   openHead,
@@ -52,6 +56,13 @@ export interface TSDBConfig {
   headCompactionInterval?: number;
   /** External labels written into cut blocks' Thanos meta section (e.g. the tenant). */
   blockLabels?: Record<string, string>;
+  /**
+   * Out-of-order window in ms (`out_of_order_time_window`, default 0: disabled); see
+   * `setOutOfOrderTimeWindow` for changing it at run time.
+   */
+  outOfOrderTimeWindow?: number;
+  /** Out-of-order samples per series buffered before they become a chunk (default 32). */
+  outOfOrderCapMax?: number;
 }
 
 export interface TSDBDeps {
@@ -67,6 +78,8 @@ export interface TSDBDeps {
 export interface HeadCompactionResult {
   /** Metas of the blocks cut, oldest first (a range without samples yields no block). */
   readonly blocks: readonly BlockMeta[];
+  /** Metas of the blocks cut from out-of-order samples, oldest first. */
+  readonly oooBlocks: readonly BlockMeta[];
   /** Block ranges [mint, maxt) the head was truncated past, with or without a block. */
   readonly ranges: readonly { readonly mint: number; readonly maxt: number }[];
 }
@@ -108,8 +121,12 @@ export class TSDB {
     // created in it) only in the page cache, lost with a power cut.
     await mkdirAllDurable(deps.fs, root);
     const blocks = await loadBlocks(root, deps);
+    // Blocks cut from out-of-order samples do not move the in-order floor (Prometheus
+    // neither): they may end after the newest in-order block, whose WAL data must replay.
     let minValidTime: number | undefined;
-    for (const b of blocks) minValidTime = Math.max(minValidTime ?? b.meta.maxTime, b.meta.maxTime);
+    for (const b of blocks)
+      if (!isFromOutOfOrder(b.meta))
+        minValidTime = Math.max(minValidTime ?? b.meta.maxTime, b.meta.maxTime);
     const wal = {
       ...(config.walSegmentSize === undefined ? {} : { segmentSize: config.walSegmentSize }),
       ...(config.walCompression === undefined ? {} : { compress: config.walCompression }),
@@ -123,6 +140,12 @@ export class TSDB {
           wal,
           ...(config.stripeSize === undefined ? {} : { stripeSize: config.stripeSize }),
           ...(minValidTime === undefined ? {} : { minValidTime }),
+          ...(config.outOfOrderTimeWindow === undefined
+            ? {}
+            : { outOfOrderTimeWindow: config.outOfOrderTimeWindow }),
+          ...(config.outOfOrderCapMax === undefined
+            ? {}
+            : { outOfOrderCapMax: config.outOfOrderCapMax }),
         },
         {
           fs: deps.fs,
@@ -146,6 +169,22 @@ export class TSDB {
   /** The loaded blocks, oldest first. */
   blocks(): readonly BlockReader[] {
     return this.blockList;
+  }
+
+  /**
+   * Changes the out-of-order window (ms; 0 disables) of the running database, as a reload
+   * of the per-tenant `out_of_order_time_window` does. Appenders already appending keep
+   * the window they started with; out-of-order data in the head stays and is compacted.
+   */
+  setOutOfOrderTimeWindow(ms: number): void {
+    this.checkOpen();
+    this.head.setOutOfOrderTimeWindow(ms);
+  }
+
+  /** Makes every committed sample durable (fsyncs the WAL and the WBL). */
+  sync(): Promise<void> {
+    this.checkOpen();
+    return this.head.sync();
   }
 
   /** A head appender (the §11 ingestion window applies). */
@@ -207,7 +246,7 @@ export class TSDB {
     this.stop();
     await this.compactionQueue;
     this.closed = true;
-    await this.head.wal?.close();
+    await this.head.close();
     for (const b of this.blockList) await b.close();
   }
 
@@ -237,8 +276,38 @@ export class TSDB {
         block: meta?.ulid ?? null,
       });
     }
+    // Like Prometheus, out-of-order data is compacted after the head was (it may then
+    // overlap the new in-order blocks; queries and vertical compaction merge them).
+    const oooBlocks = ranges.length > 0 ? await this.compactOOONow() : [];
     await this.applyRetention();
-    return { blocks, ranges };
+    return { blocks, oooBlocks, ranges };
+  }
+
+  /**
+   * Writes the head's out-of-order samples into blocks, one per block range they touch,
+   * marked `from-out-of-order` (Prometheus compactOOOHead), then drops them from the head
+   * and truncates the WBL. Runs after every head compaction that cut a block; tests and
+   * tools may call it directly.
+   */
+  compactOOOHead(): Promise<BlockMeta[]> {
+    const run = this.compactionQueue.then(() => this.compactOOONow());
+    this.compactionQueue = run.catch(() => undefined);
+    return run;
+  }
+
+  private async compactOOONow(): Promise<BlockMeta[]> {
+    this.checkOpen();
+    const metas = await compactOOO(this.head, {
+      dir: this.dir,
+      chunkRange: this.chunkRange,
+      ...(this.config.blockLabels === undefined ? {} : { blockLabels: this.config.blockLabels }),
+      deps: this.deps,
+    });
+    for (const meta of metas) {
+      this.blockList.push(await BlockReader.open(`${this.dir}/${meta.ulid}`, { fs: this.deps.fs }));
+    }
+    this.blockList.sort((a, b) => a.meta.minTime - b.meta.minTime);
+    return metas;
   }
 
   /** Writes the head's samples in [mint, maxt) as a block and loads it. */
@@ -270,26 +339,11 @@ export class TSDB {
 
   /** The head's series with samples in the inclusive range, copied into typed arrays. */
   private async headSeries(mint: number, maxt: number): Promise<BlockSeriesInput[]> {
-    const out: BlockSeriesInput[] = [];
-    for (const s of await this.head.select([Matcher.equal('', '')], mint, maxt)) {
-      let n = 0;
-      const counter = s.iterator();
-      while (counter.next() !== ValueType.None) n++;
-      const countErr = counter.err();
-      if (countErr !== null) throw countErr;
-      if (n === 0) continue;
-      const timestamps = new Float64Array(n);
-      const values = new Float64Array(n);
-      const it = s.iterator();
-      for (let i = 0; i < n && it.next() !== ValueType.None; i++) {
-        timestamps[i] = it.atT();
-        values[i] = it.atF();
-      }
-      const readErr = it.err();
-      if (readErr !== null) throw readErr;
-      out.push({ labels: s.labels, timestamps, values });
-    }
-    return out;
+    // In-order data only: out-of-order samples go to their own blocks (compactOOOHead).
+    const selected = await this.head.select([Matcher.equal('', '')], mint, maxt, {
+      outOfOrder: false,
+    });
+    return toBlockInput(selected);
   }
 
   /**

@@ -31,7 +31,10 @@ interface SourceSeries {
  */
 export class DBQuerier {
   private readonly blocks: readonly BlockReader[];
-  /** Where the head's data starts for this query, undefined when the head is not queried. */
+  /**
+   * Where the head's in-order data starts for this query (past maxt: none), undefined when
+   * the head is not queried at all.
+   */
   private readonly headMint: number | undefined;
 
   constructor(
@@ -47,8 +50,11 @@ export class DBQuerier {
       .sort((a, b) => a.meta.minTime - b.meta.minTime);
     // After a cut the head may still hold the chunk spanning the block boundary; like
     // Prometheus, the head answers only from its min time on (the merge would dedupe anyway).
+    // Its out-of-order samples may be older than that and are read over the whole range.
     const headMin = head.minTime();
-    this.headMint = !head.isEmpty() && maxt >= headMin ? Math.max(mint, headMin) : undefined;
+    const inOrder = !head.isEmpty() && maxt >= headMin;
+    const outOfOrder = head.oooMaxTime() >= mint && head.oooMinTime() <= maxt;
+    this.headMint = inOrder ? Math.max(mint, headMin) : outOfOrder ? maxt + 1 : undefined;
   }
 
   /** Series matching every matcher with samples in range, sorted by labels. */
@@ -62,7 +68,8 @@ export class DBQuerier {
     }
     if (this.headMint !== undefined) {
       const source = this.blocks.length;
-      for (const s of await this.head.select(matchers, this.headMint, this.maxt)) {
+      const opts = { inOrderMint: this.headMint };
+      for (const s of await this.head.select(matchers, this.mint, this.maxt, opts)) {
         all.push({ labels: s.labels, source, iterator: () => s.iterator() });
       }
     }

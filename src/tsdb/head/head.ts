@@ -2,7 +2,9 @@
 // in `stripeSize` shards keyed by label hash and by ref; refs come from a counter and are
 // never reused. Samples enter only through an Appender (head_append.ts) whose commit logs
 // them to the WAL before they become visible; reads are in head_read.ts, WAL replay in
-// head_wal.ts.
+// head_wal.ts. With an out-of-order window, samples older than a series' newest go to its
+// out-of-order buffer and chunks (mem_series.ts), are logged to the write-behind log (WBL)
+// and leave the head through out-of-order compaction (db.ts).
 import type { Labels, Matcher } from '../../model/index.js';
 import { newMetricsRegistry, type Logger, type MetricsRegistry } from '../../runtime/index.js';
 import type { ChunkCutOptions, ChunkCutRules } from '../chunkenc/index.js';
@@ -10,7 +12,7 @@ import { DEFAULT_SAMPLES_PER_CHUNK } from '../chunkenc/index.js';
 import { postingsForMatchers, type PostingsSource } from '../index/index.js';
 import type { WAL } from '../wal/index.js';
 import { HeadAppender } from './head_append.js';
-import { selectSeries, type HeadSeries } from './head_read.js';
+import { selectOOOChunks, selectSeries, type HeadSeries, type SelectOptions } from './head_read.js';
 import {
   openHead,
   type HeadReplayStats,
@@ -18,7 +20,9 @@ import {
   type OpenHeadDeps,
 } from './head_wal.js';
 import { MemPostings } from './mem_postings.js';
+import { DEFAULT_OOO_CAP_MAX } from './ooo_chunk.js';
 import { AppendScratch, MemSeries } from './mem_series.js';
+import type { AppendBuffer } from './head_append.js';
 import { HeadMetrics } from './metrics.js';
 
 /** Prometheus's default smallest block range: 2h in milliseconds. */
@@ -45,6 +49,13 @@ export interface HeadConfig {
    * block's max time on open); default no limit. `truncate(mint)` raises it to mint.
    */
   minValidTime?: number;
+  /**
+   * How far (ms) behind the head's max time a sample may be and still be accepted out of
+   * order (`out_of_order_time_window`); default 0, which disables out-of-order ingestion.
+   */
+  outOfOrderTimeWindow?: number;
+  /** Out-of-order samples per series buffered before they are cut into a chunk; default 32. */
+  outOfOrderCapMax?: number;
 }
 
 export interface HeadDeps {
@@ -53,6 +64,10 @@ export interface HeadDeps {
   metrics?: MetricsRegistry;
   /** The WAL commits are logged to; none means an in-memory head (tests, tools). */
   wal?: WAL;
+  /** The write-behind log out-of-order samples are logged to (set with `wal`). */
+  wbl?: WAL;
+  /** Opens the WBL on the first out-of-order commit when `wbl` is not given. */
+  openWBL?: () => Promise<WAL>;
 }
 
 class Stripe {
@@ -67,7 +82,27 @@ export class Head implements PostingsSource {
   readonly logger: Logger;
   /** @internal Reused by every append to this head. */
   readonly appendScratch = new AppendScratch();
+  /**
+   * @internal Sample buffers of finished appenders, reused by new ones (Prometheus pools
+   * them too): an appender of 10k samples would otherwise regrow its arrays on every push.
+   */
+  readonly appendBuffers: AppendBuffer[] = [];
   readonly wal: WAL | undefined;
+  private wblLog: WAL | undefined;
+  private wblOpening: Promise<WAL> | undefined;
+  private readonly openWBL: (() => Promise<WAL>) | undefined;
+  private oooWindow: number;
+  readonly oooCapMax: number;
+  /** Numbers out-of-order chunks head-wide, so compaction can drop exactly what it wrote. */
+  private oooChunkSeq = 0;
+  private oooMinT = EMPTY_HEAD_MIN_TIME;
+  private oooMaxT = EMPTY_HEAD_MAX_TIME;
+  /**
+   * Changes whenever a commit, replay, series creation or truncation changes the head, so an
+   * appender can tell at commit that nothing happened since it was created.
+   */
+  private version = 0;
+  private lastAppenderId = 0;
   private readonly stripes: Stripe[];
   private readonly stripeMask: number;
   private readonly stripeMaskBig: bigint;
@@ -103,11 +138,17 @@ export class Head implements PostingsSource {
       rules: config.chunkCutRules ?? 'current',
     };
     this.minValid = config.minValidTime ?? Number.MIN_SAFE_INTEGER;
+    this.oooWindow = checkWindow(config.outOfOrderTimeWindow ?? 0);
+    this.oooCapMax = config.outOfOrderCapMax ?? DEFAULT_OOO_CAP_MAX;
+    if (!Number.isInteger(this.oooCapMax) || this.oooCapMax < 1 || this.oooCapMax > 255)
+      throw new RangeError(`out-of-order cap max must be in [1, 255], got ${this.oooCapMax}`);
     this.stripes = Array.from({ length: stripeSize }, () => new Stripe());
     this.stripeMask = stripeSize - 1;
     this.stripeMaskBig = BigInt(stripeSize - 1);
     this.logger = deps.logger;
     this.wal = deps.wal;
+    this.wblLog = deps.wbl;
+    this.openWBL = deps.openWBL;
     this.metrics = new HeadMetrics(deps.metrics ?? newMetricsRegistry());
   }
 
@@ -136,6 +177,75 @@ export class Head implements PostingsSource {
   /** The oldest timestamp the head accepts regardless of its max time. */
   minValidTime(): number {
     return this.minValid;
+  }
+
+  /** The out-of-order window in ms (0: disabled). */
+  outOfOrderTimeWindow(): number {
+    return this.oooWindow;
+  }
+
+  /**
+   * Changes the out-of-order window (per-tenant overrides reload at run time); appenders
+   * that already appended keep the window they started with. Out-of-order data already in
+   * the head stays when the window shrinks or is disabled, and is compacted as usual.
+   */
+  setOutOfOrderTimeWindow(ms: number): void {
+    this.oooWindow = checkWindow(ms);
+  }
+
+  /** Oldest out-of-order sample time in the head, EMPTY_HEAD_MIN_TIME without any. */
+  oooMinTime(): number {
+    return this.oooMinT;
+  }
+
+  /** Newest out-of-order sample time in the head, EMPTY_HEAD_MAX_TIME without any. */
+  oooMaxTime(): number {
+    return this.oooMaxT;
+  }
+
+  /** The write-behind log, if one is open. */
+  wbl(): WAL | undefined {
+    return this.wblLog;
+  }
+
+  /** @internal The WBL, opened now if needed; undefined for a head without a WAL. */
+  async ensureWBL(): Promise<WAL | undefined> {
+    if (this.wblLog !== undefined || this.openWBL === undefined) return this.wblLog;
+    this.wblOpening ??= this.openWBL();
+    this.wblLog = await this.wblOpening;
+    return this.wblLog;
+  }
+
+  /** Makes everything committed so far durable: fsyncs the WAL and the WBL. */
+  async sync(): Promise<void> {
+    await this.wal?.sync();
+    await this.wblLog?.sync();
+  }
+
+  /** Closes the WAL and the WBL. */
+  async close(): Promise<void> {
+    await this.wal?.close();
+    await this.wblLog?.close();
+  }
+
+  /** @internal See `version`. */
+  stateVersion(): number {
+    return this.version;
+  }
+
+  /** @internal Records that the head changed (see `version`). */
+  bumpVersion(): void {
+    this.version++;
+  }
+
+  /** @internal A number no other appender of this head has. */
+  nextAppenderId(): number {
+    return ++this.lastAppenderId;
+  }
+
+  /** @internal The next out-of-order chunk number. */
+  nextOOOChunkSeq(): number {
+    return ++this.oooChunkSeq;
   }
 
   isEmpty(): boolean {
@@ -193,7 +303,12 @@ export class Head implements PostingsSource {
   /** @internal Adds a series with a known ref (from an appender or the WAL). */
   insertSeries(ref: number, labels: Labels): MemSeries {
     if (labels.isEmpty()) throw new RangeError('cannot create a series with an empty label set');
-    const series = new MemSeries(ref, labels);
+    return this.insertMemSeries(new MemSeries(ref, labels));
+  }
+
+  /** @internal Adds a series object built by an appender (ref from allocateRef). */
+  insertMemSeries(series: MemSeries): MemSeries {
+    const { ref, labels } = series;
     const refStripe = this.stripes[ref & this.stripeMask] as Stripe;
     if (refStripe.byRef.has(ref)) throw new Error(`series ref ${ref} already exists in the head`);
     refStripe.byRef.set(ref, series);
@@ -205,6 +320,7 @@ export class Head implements PostingsSource {
     this.index.add(ref, labels);
     if (ref > this.lastRef) this.lastRef = ref;
     this.numSeries++;
+    this.version++;
     this.metrics.series.inc();
     this.metrics.seriesCreated.inc();
     return series;
@@ -214,6 +330,14 @@ export class Head implements PostingsSource {
   updateMinMaxTime(mint: number, maxt: number): void {
     if (mint < this.minT) this.minT = mint;
     if (maxt > this.maxT) this.maxT = maxt;
+    this.version++;
+  }
+
+  /** @internal Widens the head's out-of-order time range after samples were inserted. */
+  updateOOOMinMaxTime(mint: number, maxt: number): void {
+    if (mint < this.oooMinT) this.oooMinT = mint;
+    if (maxt > this.oooMaxT) this.oooMaxT = maxt;
+    this.version++;
   }
 
   /** @internal Runs `fn` after every earlier commit finished (commits never interleave). */
@@ -242,10 +366,24 @@ export class Head implements PostingsSource {
   /**
    * Series matching every matcher that have samples in [mint, maxt], sorted by labels,
    * each with an iterator over those samples (a snapshot: later appends are not seen).
+   * In-order and out-of-order samples are merged; `opts` narrows either part.
    */
-  async select(matchers: readonly Matcher[], mint: number, maxt: number): Promise<HeadSeries[]> {
+  async select(
+    matchers: readonly Matcher[],
+    mint: number,
+    maxt: number,
+    opts: SelectOptions = {},
+  ): Promise<HeadSeries[]> {
     const refs = await postingsForMatchers(this, matchers);
-    return selectSeries(refs, (ref) => this.seriesByRef(ref), mint, maxt);
+    return selectSeries(refs, (ref) => this.seriesByRef(ref), mint, maxt, opts);
+  }
+
+  /**
+   * Out-of-order samples in [mint, maxt] from chunks numbered `maxSeq` or lower (see
+   * cutOOOForCompaction), per series sorted by labels.
+   */
+  selectOOOForCompaction(mint: number, maxt: number, maxSeq: number): HeadSeries[] {
+    return selectOOOChunks(this.allRefs(), (ref) => this.seriesByRef(ref), mint, maxt, maxSeq);
   }
 
   // ---- garbage collection ----
@@ -257,6 +395,7 @@ export class Head implements PostingsSource {
    */
   truncateMemory(mint: number): { removedSeries: number; removedChunks: number } {
     if (mint > this.minValid) this.minValid = mint;
+    this.version++;
     const dead = new Set<number>();
     const deadLabels: Labels[] = [];
     let removedChunks = 0;
@@ -265,10 +404,11 @@ export class Head implements PostingsSource {
       for (const series of stripe.byRef.values()) {
         removedChunks += series.truncateBefore(mint);
         const seriesMin = series.minTime();
-        if (seriesMin === undefined) {
+        // Out-of-order data keeps a series alive until out-of-order compaction took it.
+        if (seriesMin === undefined && !series.hasOOOSamples()) {
           dead.add(series.ref);
           deadLabels.push(series.labels);
-        } else if (seriesMin < actualMin) actualMin = seriesMin;
+        } else if (seriesMin !== undefined && seriesMin < actualMin) actualMin = seriesMin;
       }
     }
     for (const ref of dead) this.removeSeries(ref);
@@ -276,6 +416,68 @@ export class Head implements PostingsSource {
     // Like Prometheus, the head's min time moves to mint (or to its oldest kept sample).
     if (this.maxT !== EMPTY_HEAD_MAX_TIME)
       this.minT = Math.max(mint, actualMin === EMPTY_HEAD_MIN_TIME ? mint : actualMin);
+    return { removedSeries: dead.size, removedChunks };
+  }
+
+  /**
+   * Cuts every series' out-of-order buffer into a chunk (Prometheus NewOOOCompactionHead)
+   * and returns the newest chunk number and the time range of all out-of-order chunks, or
+   * undefined without out-of-order data. Chunks numbered up to `seq` can then be written
+   * to blocks and dropped with `truncateOOO(seq)`.
+   */
+  cutOOOForCompaction(): { seq: number; mint: number; maxt: number } | undefined {
+    let mint = EMPTY_HEAD_MIN_TIME;
+    let maxt = EMPTY_HEAD_MAX_TIME;
+    for (const stripe of this.stripes) {
+      for (const series of stripe.byRef.values()) {
+        if (series.ooo === null) continue;
+        if ((series.ooo.buffer?.length ?? 0) > 0) series.cutOOOBuffer(this.nextOOOChunkSeq());
+        for (const c of series.ooo.chunks) {
+          if (c.minTime < mint) mint = c.minTime;
+          if (c.maxTime > maxt) maxt = c.maxTime;
+        }
+      }
+    }
+    if (maxt === EMPTY_HEAD_MAX_TIME) return undefined;
+    this.version++;
+    return { seq: this.oooChunkSeq, mint, maxt };
+  }
+
+  /**
+   * Drops out-of-order chunks numbered `seq` or lower (written to blocks), series left
+   * without any sample, and recomputes the head's out-of-order time range.
+   */
+  truncateOOO(seq: number): { removedSeries: number; removedChunks: number } {
+    this.version++;
+    let removedChunks = 0;
+    let mint = EMPTY_HEAD_MIN_TIME;
+    let maxt = EMPTY_HEAD_MAX_TIME;
+    const dead = new Set<number>();
+    const deadLabels: Labels[] = [];
+    for (const stripe of this.stripes) {
+      for (const series of stripe.byRef.values()) {
+        if (series.ooo === null) continue;
+        removedChunks += series.truncateOOO(seq);
+        if (series.ooo !== null) {
+          for (const c of series.ooo.chunks) {
+            if (c.minTime < mint) mint = c.minTime;
+            if (c.maxTime > maxt) maxt = c.maxTime;
+          }
+          const buf = series.ooo.buffer;
+          if (buf !== null && buf.length > 0) {
+            if (buf.minTime() < mint) mint = buf.minTime();
+            if (buf.maxTime() > maxt) maxt = buf.maxTime();
+          }
+        } else if (!series.hasSamples()) {
+          dead.add(series.ref);
+          deadLabels.push(series.labels);
+        }
+      }
+    }
+    for (const ref of dead) this.removeSeries(ref);
+    this.index.delete(dead, deadLabels);
+    this.oooMinT = mint;
+    this.oooMaxT = maxt;
     return { removedSeries: dead.size, removedChunks };
   }
 
@@ -303,4 +505,12 @@ export class Head implements PostingsSource {
   private hashStripe(labels: Labels): Stripe {
     return this.stripes[Number(labels.hash() & this.stripeMaskBig)] as Stripe;
   }
+}
+
+function checkWindow(ms: number): number {
+  if (!Number.isSafeInteger(ms) || ms < 0)
+    throw new RangeError(
+      `out-of-order time window must be a non-negative integer of ms, got ${ms}`,
+    );
+  return ms;
 }

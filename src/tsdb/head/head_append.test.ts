@@ -225,6 +225,29 @@ describe('head appender', () => {
     ]);
   });
 
+  it('keeps each appender’s own order when two appenders write one series at once', async () => {
+    const head = newHead();
+    const app = head.appender();
+    const ref = app.append(seriesLabels(0), 500, 1);
+    await app.commit();
+    const a = head.appender();
+    const b = head.appender();
+    a.append(ref, 1000, 1);
+    b.append(ref, 1500, 2);
+    // 900 is after the committed 500 but before a's own pending 1000.
+    expect(() => a.append(ref, 900, 1)).toThrow(OutOfOrderSampleError);
+    expect(() => b.append(ref, 1200, 1)).toThrow(OutOfOrderSampleError);
+    expect(() => b.append(ref, 1500, 3)).toThrow(DuplicateSampleForTimestampError);
+    a.append(ref, 1100, 1);
+    await a.commit();
+    b.append(ref, 1600, 3);
+    expect(() => b.append(ref, 1550, 1)).toThrow(OutOfOrderSampleError);
+    expect(await b.commit()).toEqual({ appended: 2, dropped: 0 });
+    expect((await readAll(head)).get(seriesLabels(0).toString())!.map((s) => s.t)).toEqual([
+      500, 1000, 1100, 1500, 1600,
+    ]);
+  });
+
   it('refuses bad configuration and bad input with the value in the message', () => {
     expect(() => newHead({ stripeSize: 3 })).toThrow(/power of two, got 3/);
     expect(() => newHead({ chunkRange: 0 })).toThrow(/got 0/);

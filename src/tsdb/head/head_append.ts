@@ -1,211 +1,304 @@
 // Appending to the head (Prometheus headAppender, tsdb/head_append.go). Samples are checked
 // when appended, against the head as it is and this appender's own earlier samples, and
-// kept in typed arrays until commit. Commit checks them again (another appender may have
-// committed meanwhile), logs new series then samples to the WAL, and only then applies
-// them. Rollback simply forgets them: series created by the appender are not in the head
-// until commit, so a rollback leaves no series, no postings and no WAL records behind.
+// kept in typed arrays until commit, each with its series object so that no sample is
+// looked up by ref twice. Commit checks them again when another commit (or a truncation)
+// changed the head meanwhile, logs new series then in-order samples to the WAL and
+// out-of-order samples to the WBL, and only then applies them. Rollback simply forgets
+// them: series created by the appender are not in the head until commit, so a rollback
+// leaves no series, no postings and no log records behind.
 import type { Labels } from '../../model/index.js';
 import { SampleBatch, encodeSamples, encodeSeries, type RefSeries } from '../record/index.js';
 import {
   DuplicateSampleForTimestampError,
   OutOfBoundsError,
   OutOfOrderSampleError,
+  TooOldSampleError,
   type SampleRejectedError,
 } from './errors.js';
-import { EMPTY_CHUNK_MAX_TIME } from '../chunkenc/index.js';
 import type { Head } from './head.js';
 import { FloatBits, HI, LO } from './float_words.js';
-import type { MemSeries } from './mem_series.js';
+import { MemSeries } from './mem_series.js';
+import { applyOOO, commitSlowPath, type Accepted } from './head_commit.js';
 
 /** What a commit did. */
 export interface CommitResult {
-  /** Samples now in the head. */
+  /** Samples now in the head (in-order and out-of-order). */
   readonly appended: number;
   /**
-   * Samples dropped because another appender committed newer samples for their series
-   * between append and commit (Prometheus counts these and drops them the same way).
+   * Samples dropped because another appender committed samples for their series between
+   * append and commit, or the head was truncated past them (Prometheus drops them the same
+   * way, counting them).
    */
   readonly dropped: number;
 }
 
-/** A series this appender created; it enters the head at commit. */
-interface PendingSeries {
-  readonly ref: number;
-  readonly labels: Labels;
+/** @internal An appender's in-order samples and the series of each, pooled by the head. */
+export interface AppendBuffer {
+  readonly batch: SampleBatch;
+  /** Entries past batch.length are undefined (cleared so that no dead series is kept). */
+  readonly series: (MemSeries | undefined)[];
+}
+
+/** Finished appenders' buffers the head keeps for reuse. */
+const MAX_POOLED_BUFFERS = 8;
+
+/** @internal Out-of-order samples an appender holds, with their series. */
+export interface PendingOOO {
+  readonly batch: SampleBatch;
+  readonly series: MemSeries[];
+  /** Per series, timestamp → index in `batch` (duplicate checks within the appender). */
+  readonly byTime: Map<MemSeries, Map<number, number>>;
 }
 
 export class HeadAppender {
-  private readonly batch = new SampleBatch();
-  private readonly pending = new Map<number, PendingSeries>();
-  private readonly pendingByHash = new Map<bigint, PendingSeries[]>();
-  /** Index in `batch` of each series' newest sample appended here. */
-  private readonly lastIndex = new Map<number, number>();
+  private readonly id: number;
+  /** The head's state version when this appender was created (see Head.stateVersion). */
+  private readonly createdAt: number;
+  private readonly buffer: AppendBuffer;
+  private readonly batch: SampleBatch;
+  /** The series of each sample in `batch`. */
+  private readonly seriesOf: (MemSeries | undefined)[];
+  /** Series this appender created; they enter the head at commit. */
+  private readonly pendingByRef = new Map<number, MemSeries>();
+  private readonly pendingByHash = new Map<bigint, MemSeries[]>();
+  /**
+   * Newest sample index per series whose `appendId` stamp another open appender holds
+   * (two appenders writing one series at once): rare, so a map is fine there.
+   */
+  private contended: Map<MemSeries, number> | undefined;
+  private ooo: PendingOOO | undefined;
   private readonly bits = new FloatBits();
   private minValidTime: number | undefined;
+  /** Out-of-order samples at or after this are accepted (head max time − window). */
+  private oooMinValidTime = 0;
+  private oooWindow = 0;
   private done = false;
 
   /** @internal Use Head.appender(). */
-  constructor(private readonly head: Head) {}
+  constructor(private readonly head: Head) {
+    this.id = head.nextAppenderId();
+    this.createdAt = head.stateVersion();
+    this.buffer = head.appendBuffers.pop() ?? { batch: new SampleBatch(), series: [] };
+    this.batch = this.buffer.batch;
+    this.seriesOf = this.buffer.series;
+  }
 
   /**
    * Appends a sample to the series given by labels or by a ref from an earlier append, and
    * returns the series ref. Throws a SampleRejectedError subclass (and records nothing) if
-   * the head refuses the sample; an identical duplicate of the newest sample is accepted
-   * and ignored.
+   * the head refuses the sample; an identical duplicate of a sample the series holds is
+   * accepted and ignored.
    */
   append(target: Labels | number, t: number, v: number): number {
-    this.checkOpen('append');
+    if (this.done) this.checkOpen('append');
     if (!Number.isSafeInteger(t))
       throw new RangeError(`sample timestamp must be a safe integer of ms, got ${t}`);
-    const ref = typeof target === 'number' ? this.resolveRef(target) : this.refFor(target);
+    const series = typeof target === 'number' ? this.seriesForRef(target) : this.seriesFor(target);
     // Prometheus fixes the window when the appender is created; for an empty head that is
     // on its first sample (initAppender).
-    this.minValidTime ??= this.head.appendableMinValidTime(t);
-    this.bits.split(v);
-    const { hi, lo } = this.bits;
+    if (this.minValidTime === undefined) this.initWindow(t);
+    const minValidTime = this.minValidTime as number;
+    const bits = this.bits;
+    bits.split(v);
+    const hi = bits.hi;
+    const lo = bits.lo;
 
-    const last = this.lastIndex.get(ref);
     let newestT: number;
     let newestHi: number;
     let newestLo: number;
-    if (last !== undefined) {
+    let last = -1;
+    if (series.appendId === this.id) last = series.appendIndex;
+    else if (this.contended !== undefined) last = this.contended.get(series) ?? -1;
+    if (last >= 0) {
       newestT = this.batch.timestamps[last] as number;
       newestHi = this.batch.valueWords[2 * last + HI] as number;
       newestLo = this.batch.valueWords[2 * last + LO] as number;
     } else {
-      const series = this.head.seriesByRef(ref);
-      newestT = series === undefined ? EMPTY_CHUNK_MAX_TIME : series.maxTime();
-      newestHi = series?.lastValueHi ?? 0;
-      newestLo = series?.lastValueLo ?? 0;
+      newestT = series.maxTime();
+      newestHi = series.lastValueHi;
+      newestLo = series.lastValueLo;
     }
 
-    if (t >= this.minValidTime) {
+    if (t >= minValidTime) {
       if (t > newestT) {
-        this.lastIndex.set(ref, this.batch.length);
-        this.batch.pushBits(ref, t, hi, lo);
-        return ref;
+        const i = this.batch.length;
+        this.batch.pushBits(series.ref, t, hi, lo);
+        this.seriesOf[i] = series;
+        if (series.appendId === this.id || series.appendId === 0) {
+          series.appendId = this.id;
+          series.appendIndex = i;
+        } else {
+          (this.contended ??= new Map()).set(series, i);
+        }
+        return series.ref;
       }
       if (t === newestT) {
-        if (hi === newestHi && lo === newestLo) return ref;
+        if (hi === newestHi && lo === newestLo) return series.ref;
         throw this.reject(
-          new DuplicateSampleForTimestampError(t, this.bits.join(newestHi, newestLo), v),
+          new DuplicateSampleForTimestampError(t, bits.join(newestHi, newestLo), v),
         );
       }
-      throw this.reject(new OutOfOrderSampleError(t, newestT));
     }
-    throw this.reject(new OutOfBoundsError(t, this.minValidTime));
+    return this.appendOutOfOrder(series, t, v, newestT, minValidTime);
   }
 
   /** Number of samples waiting for commit. */
   pendingSamples(): number {
-    return this.batch.length;
+    return this.batch.length + (this.ooo?.batch.length ?? 0);
   }
 
   /**
-   * Makes the appended samples durable-in-order (WAL: series records, then samples) and
-   * visible. If the WAL write fails nothing is applied and the error is thrown; the
-   * appender is finished either way.
+   * Makes the appended samples durable-in-order (WAL: series records, then samples; WBL:
+   * out-of-order samples) and visible. If a log write fails nothing is applied and the
+   * error is thrown; the appender is finished either way.
    */
   commit(): Promise<CommitResult> {
     this.checkOpen('commit');
     this.done = true;
-    return this.head.serializeCommit(() => this.commitNow());
+    return this.head.serializeCommit(async () => {
+      try {
+        return await this.commitNow();
+      } finally {
+        this.clear();
+      }
+    });
   }
 
-  /** Forgets everything appended; nothing reaches the head or the WAL. */
+  /** Forgets everything appended; nothing reaches the head or the logs. */
   rollback(): void {
     this.checkOpen('rollback');
     this.done = true;
     this.clear();
   }
 
+  /** A sample that cannot go in order: the out-of-order window, or the error Prometheus gives. */
+  private appendOutOfOrder(
+    series: MemSeries,
+    t: number,
+    v: number,
+    newestT: number,
+    minValidTime: number,
+  ): number {
+    if (this.oooWindow > 0 && t >= this.oooMinValidTime) {
+      const bits = this.bits;
+      const { hi, lo } = bits;
+      const ooo: PendingOOO = (this.ooo ??= {
+        batch: new SampleBatch(16),
+        series: [],
+        byTime: new Map(),
+      });
+      let times = ooo.byTime.get(series);
+      const pendingAt = times?.get(t);
+      let existing: { hi: number; lo: number } | undefined;
+      if (pendingAt !== undefined) {
+        const w = ooo.batch.valueWords;
+        existing = { hi: w[2 * pendingAt + HI] as number, lo: w[2 * pendingAt + LO] as number };
+      } else if (series.findSample(t, this.head.appendScratch)) {
+        existing = this.head.appendScratch.found;
+      }
+      if (existing !== undefined) {
+        if (existing.hi === hi && existing.lo === lo) return series.ref;
+        throw this.reject(
+          new DuplicateSampleForTimestampError(t, bits.join(existing.hi, existing.lo), v),
+        );
+      }
+      if (times === undefined) {
+        times = new Map();
+        ooo.byTime.set(series, times);
+      }
+      times.set(t, ooo.batch.length);
+      ooo.batch.pushBits(series.ref, t, hi, lo);
+      ooo.series.push(series);
+      return series.ref;
+    }
+    if (this.oooWindow > 0) throw this.reject(new TooOldSampleError(t, this.oooMinValidTime));
+    if (t < minValidTime) throw this.reject(new OutOfBoundsError(t, minValidTime));
+    throw this.reject(new OutOfOrderSampleError(t, newestT));
+  }
+
+  private initWindow(firstT: number): void {
+    const head = this.head;
+    this.minValidTime = head.appendableMinValidTime(firstT);
+    this.oooWindow = head.outOfOrderTimeWindow();
+    this.oooMinValidTime = (head.isEmpty() ? firstT : head.maxTime()) - this.oooWindow;
+  }
+
   private async commitNow(): Promise<CommitResult> {
     const head = this.head;
-    // Series another appender created with the same labels since: use theirs.
-    const remap = new Map<number, MemSeries>();
-    const create: PendingSeries[] = [];
-    for (const p of this.pending.values()) {
-      const existing = head.seriesByLabels(p.labels);
-      if (existing !== undefined) remap.set(p.ref, existing);
-      else create.push(p);
-    }
-    const creating = new Set(create.map((p) => p.ref));
-
-    // Re-check order against the head as it is now; keep only what still goes in.
-    const accepted = new SampleBatch(Math.max(1, this.batch.length));
-    const newest = new Map<number, number>();
-    let dropped = 0;
-    const { refs, timestamps, valueWords } = this.batch;
-    for (let i = 0; i < this.batch.length; i++) {
-      const appendedRef = refs[i] as number;
-      const series = remap.get(appendedRef) ?? head.seriesByRef(appendedRef);
-      const ref = series?.ref ?? appendedRef;
-      if (series === undefined && !creating.has(ref)) {
-        // Removed by garbage collection since: its samples are before the head's window.
-        dropped++;
-        continue;
-      }
-      const t = timestamps[i] as number;
-      if (t < head.minValidTime()) {
-        // The head was truncated past it since append.
-        dropped++;
-        continue;
-      }
-      const newestT = newest.get(ref) ?? series?.maxTime() ?? EMPTY_CHUNK_MAX_TIME;
-      if (t <= newestT) {
-        dropped++;
-        continue;
-      }
-      newest.set(ref, t);
-      accepted.pushBits(ref, t, valueWords[2 * i + HI] as number, valueWords[2 * i + LO] as number);
-    }
-    if (dropped > 0) {
-      head.metrics.rejectedSamples.inc({ reason: 'sample_out_of_order' }, dropped);
-      head.logger.warn('dropped samples at commit: their series moved on since append', {
-        dropped,
+    let accepted: Accepted;
+    if (head.stateVersion() === this.createdAt && this.ooo === undefined) {
+      // Nothing changed the head since this appender was created: every sample was checked
+      // against the head as it still is, so it all goes in as appended.
+      const create: MemSeries[] = [];
+      for (const s of this.pendingByRef.values()) if (s.appendId === this.id) create.push(s);
+      accepted = {
+        create,
+        inOrder: this.batch,
+        inOrderSeries: this.seriesOf as readonly MemSeries[],
+        ooo: undefined,
+        oooSeries: [],
+        dropped: 0,
+      };
+    } else {
+      accepted = commitSlowPath(head, {
+        batch: this.batch,
+        seriesOf: this.seriesOf as readonly MemSeries[],
+        pending: [...this.pendingByRef.values()],
+        ooo: this.ooo,
+        oooMinValidTime: this.oooWindow > 0 ? this.oooMinValidTime : undefined,
       });
     }
-    const used = create.filter((p) => newest.has(p.ref));
+    const { create, inOrder, inOrderSeries, ooo, oooSeries, dropped } = accepted;
 
     if (head.wal !== undefined) {
       const records: Uint8Array[] = [];
-      if (used.length > 0) {
-        const series: RefSeries[] = used.map((p) => ({ ref: p.ref, labels: p.labels }));
+      if (create.length > 0) {
+        const series: RefSeries[] = create.map((s) => ({ ref: s.ref, labels: s.labels }));
         records.push(encodeSeries(series));
       }
-      if (accepted.length > 0) records.push(encodeSamples(accepted));
+      if (inOrder.length > 0) records.push(encodeSamples(inOrder));
       if (records.length > 0) await head.wal.log(...records);
     }
+    if (ooo !== undefined && ooo.length > 0) {
+      const wbl = await head.ensureWBL();
+      if (wbl !== undefined) await wbl.log(encodeSamples(ooo));
+    }
 
-    for (const p of used) head.insertSeries(p.ref, p.labels);
-    applyBatch(head, accepted, this.bits);
-    this.clear();
-    return { appended: accepted.length, dropped };
+    for (const s of create) head.insertMemSeries(s);
+    // Series stamps are released while applying (one pass over the series, not two).
+    const appendedInOrder = applyInOrder(head, inOrder, inOrderSeries, this.id);
+    const appendedOOO = ooo === undefined ? 0 : applyOOO(head, ooo, oooSeries);
+    return { appended: appendedInOrder + appendedOOO, dropped };
   }
 
-  private refFor(labels: Labels): number {
+  private seriesFor(labels: Labels): MemSeries {
     const existing = this.head.seriesByLabels(labels);
-    if (existing !== undefined) return existing.ref;
+    if (existing !== undefined) return existing;
     const hash = labels.hash();
     const candidates = this.pendingByHash.get(hash);
     const found = candidates?.find((p) => p.labels.equals(labels));
-    if (found !== undefined) return found.ref;
+    if (found !== undefined) return found;
     if (labels.isEmpty()) throw new RangeError('cannot append to a series with an empty label set');
-    const p: PendingSeries = { ref: this.head.allocateRef(), labels };
-    this.pending.set(p.ref, p);
+    const p = new MemSeries(this.head.allocateRef(), labels);
+    this.pendingByRef.set(p.ref, p);
     if (candidates === undefined) this.pendingByHash.set(hash, [p]);
     else candidates.push(p);
-    return p.ref;
+    return p;
   }
 
-  private resolveRef(ref: number): number {
-    if (this.head.seriesByRef(ref) === undefined && !this.pending.has(ref))
+  private seriesForRef(ref: number): MemSeries {
+    const series = this.head.seriesByRef(ref) ?? this.pendingByRef.get(ref);
+    if (series === undefined)
       throw new RangeError(`unknown series ref ${ref}: append by labels first`);
-    return ref;
+    return series;
   }
 
   private reject(err: SampleRejectedError): SampleRejectedError {
-    this.head.metrics.rejectedSamples.inc({ reason: err.code });
+    const metrics = this.head.metrics;
+    metrics.rejectedSamples.inc({ reason: err.code });
+    if (err instanceof TooOldSampleError) metrics.tooOldSamples.inc({ type: 'float' });
+    else if (err instanceof OutOfOrderSampleError) metrics.outOfOrderSamples.inc({ type: 'float' });
+    else if (err instanceof OutOfBoundsError) metrics.outOfBoundSamples.inc({ type: 'float' });
     return err;
   }
 
@@ -215,42 +308,53 @@ export class HeadAppender {
   }
 
   private clear(): void {
+    const id = this.id;
+    const seriesOf = this.seriesOf;
+    for (let i = 0; i < this.batch.length; i++) {
+      const s = seriesOf[i] as MemSeries;
+      // Already 0 after a fast-path commit; then this loop only forgets the series.
+      if (s.appendId === id) s.appendId = 0;
+      seriesOf[i] = undefined;
+    }
     this.batch.clear();
-    this.pending.clear();
+    const pool = this.head.appendBuffers;
+    if (pool.length < MAX_POOLED_BUFFERS && !pool.includes(this.buffer)) pool.push(this.buffer);
+    this.pendingByRef.clear();
     this.pendingByHash.clear();
-    this.lastIndex.clear();
+    this.contended = undefined;
+    this.ooo = undefined;
   }
 }
 
 /**
- * Applies committed (or replayed) samples to their series, in order; samples not after
- * their series' newest are skipped. Returns how many were applied.
+ * Applies committed in-order samples to their series (given per sample), in order; samples
+ * not after their series' newest are skipped. Releases the series stamps of appender
+ * `releaseId` on the way. Returns how many were applied.
  */
-export function applyBatch(
+function applyInOrder(
   head: Head,
   batch: SampleBatch,
-  bits: FloatBits,
-  minT = -Infinity,
+  seriesOf: readonly MemSeries[],
+  releaseId = -1,
 ): number {
-  const { refs, timestamps, valueWords } = batch;
+  const { timestamps, valueWords } = batch;
+  const opts = head.cutOptions;
+  const scratch = head.appendScratch;
   let mint = Infinity;
   let maxt = -Infinity;
   let applied = 0;
   let cuts = 0;
-  for (let i = 0; i < batch.length; i++) {
+  const n = batch.length;
+  for (let i = 0; i < n; i++) {
     const t = timestamps[i] as number;
-    if (t < minT) continue;
-    const series = head.seriesByRef(refs[i] as number);
-    if (series === undefined) continue;
-    const hi = valueWords[2 * i + HI] as number;
-    const lo = valueWords[2 * i + LO] as number;
+    const series = seriesOf[i] as MemSeries;
+    if (series.appendId === releaseId) series.appendId = 0;
     const outcome = series.append(
       t,
-      bits.join(hi, lo),
-      hi,
-      lo,
-      head.cutOptions,
-      head.appendScratch,
+      valueWords[2 * i + HI] as number,
+      valueWords[2 * i + LO] as number,
+      opts,
+      scratch,
     );
     if (outcome === false) continue;
     if (outcome === 'cut') cuts++;
@@ -264,4 +368,22 @@ export function applyBatch(
   }
   if (cuts > 0) head.metrics.chunksCreated.inc(cuts);
   return applied;
+}
+
+/**
+ * Applies replayed WAL samples to their series (looked up by ref), in order; samples
+ * before `minT` or not after their series' newest are skipped. Returns how many were applied.
+ */
+export function applyBatch(head: Head, batch: SampleBatch, minT = -Infinity): number {
+  const { refs, timestamps } = batch;
+  const seriesOf: MemSeries[] = [];
+  const kept = new SampleBatch(Math.max(1, batch.length));
+  for (let i = 0; i < batch.length; i++) {
+    if ((timestamps[i] as number) < minT) continue;
+    const series = head.seriesByRef(refs[i] as number);
+    if (series === undefined) continue;
+    kept.pushFrom(batch, i);
+    seriesOf.push(series);
+  }
+  return applyInOrder(head, kept, seriesOf);
 }

@@ -110,7 +110,7 @@ describe('head reads', () => {
     expect(seen).toEqual([500, 600, 700, 800, 900, 1000, 1100, 1200]);
     const seeker = series!.iterator();
     expect(seeker.seek(1010)).toBe(ValueType.Float);
-    expect(seeker.at()).toEqual({ t: 1100, v: 11 });
+    expect([seeker.atT(), seeker.atF()]).toEqual([1100, 11]);
     expect(seeker.seek(200)).toBe(ValueType.Float); // never backwards
     expect(seeker.atT()).toBe(1100);
     expect(seeker.seek(1300)).toBe(ValueType.None);

@@ -1,8 +1,11 @@
 // Reading the head (Prometheus head_read.go): the series behind a postings list with the
 // chunks overlapping a time range, and an iterator over their samples within the range.
-// The open chunk is copied at select time, so a reader sees a consistent snapshot while
-// appends continue; completed chunks never change and are shared.
+// The open chunk (and the out-of-order buffer, encoded) is copied at select time, so a reader
+// sees a consistent snapshot while appends continue; completed chunks never change and are
+// shared. A series with out-of-order data reads its in-order and out-of-order chunks merged
+// by time (Prometheus's OOO head reader); the head never holds two samples at one timestamp.
 import { Labels } from '../../model/index.js';
+import { MergedSampleIterator, type SeriesSampleIterator } from '../block/index.js';
 import { ValueType, XorIterator, type FloatSample } from '../chunkenc/index.js';
 import type { MemSeries } from './mem_series.js';
 
@@ -11,14 +14,22 @@ export interface HeadSeries {
   readonly ref: number;
   readonly labels: Labels;
   /** A fresh iterator over the series' samples in [mint, maxt]. */
-  iterator(): HeadSampleIterator;
+  iterator(): SeriesSampleIterator;
+}
+
+/** Which of a series' samples a head select reads. */
+export interface SelectOptions {
+  /** In-order samples are read from max(mint, inOrderMint) on; default mint. */
+  readonly inOrderMint?: number;
+  /** Whether out-of-order samples are read (default true); block cutting reads only in-order. */
+  readonly outOfOrder?: boolean;
 }
 
 /**
  * Walks samples across a series' chunks, limited to [mint, maxt]. Same protocol as a
  * ChunkIterator: `next()`/`seek()` return ValueType.None at the end or on error (`err()`).
  */
-export class HeadSampleIterator {
+export class HeadSampleIterator implements SeriesSampleIterator {
   private readonly it = new XorIterator(new Uint8Array([0, 0]));
   private chunk = -1;
   private exhausted = false;
@@ -91,23 +102,80 @@ export function chunksInRange(series: MemSeries, mint: number, maxt: number): Ui
   return out;
 }
 
+/** The out-of-order chunk bytes of `series` overlapping [mint, maxt], the buffer last. */
+export function oooChunksInRange(series: MemSeries, mint: number, maxt: number): Uint8Array[] {
+  const out: Uint8Array[] = [];
+  const ooo = series.ooo;
+  if (ooo === null) return out;
+  for (const c of ooo.chunks) {
+    if (c.maxTime >= mint && c.minTime <= maxt) out.push(c.chunk.bytes());
+  }
+  const buf = ooo.buffer;
+  if (buf !== null && buf.length > 0 && buf.maxTime() >= mint && buf.minTime() <= maxt)
+    out.push(buf.toChunk().bytes());
+  return out;
+}
+
 /** The series of `refs` that have samples in [mint, maxt], sorted by labels. */
 export function selectSeries(
   refs: Uint32Array,
   lookup: (ref: number) => MemSeries | undefined,
   mint: number,
   maxt: number,
+  opts: SelectOptions = {},
+): HeadSeries[] {
+  const out: HeadSeries[] = [];
+  const inOrderMint = Math.max(mint, opts.inOrderMint ?? mint);
+  const withOOO = opts.outOfOrder !== false;
+  for (const ref of refs) {
+    const series = lookup(ref);
+    if (series === undefined) continue;
+    const chunks = inOrderMint <= maxt ? chunksInRange(series, inOrderMint, maxt) : [];
+    const ooo = withOOO ? oooChunksInRange(series, mint, maxt) : [];
+    if (chunks.length === 0 && ooo.length === 0) continue;
+    out.push({
+      ref,
+      labels: series.labels,
+      iterator:
+        ooo.length === 0
+          ? () => new HeadSampleIterator(chunks, inOrderMint, maxt)
+          : () =>
+              new MergedSampleIterator([
+                new HeadSampleIterator(chunks, inOrderMint, maxt),
+                // Out-of-order chunks may overlap each other: each is its own source.
+                ...ooo.map((c) => new HeadSampleIterator([c], mint, maxt)),
+              ]),
+    });
+  }
+  out.sort((a, b) => Labels.compare(a.labels, b.labels));
+  return out;
+}
+
+/**
+ * The out-of-order samples in [mint, maxt] of chunks numbered `maxSeq` or lower (what one
+ * out-of-order compaction writes), per series sorted by labels.
+ */
+export function selectOOOChunks(
+  refs: Uint32Array,
+  lookup: (ref: number) => MemSeries | undefined,
+  mint: number,
+  maxt: number,
+  maxSeq: number,
 ): HeadSeries[] {
   const out: HeadSeries[] = [];
   for (const ref of refs) {
     const series = lookup(ref);
-    if (series === undefined) continue;
-    const chunks = chunksInRange(series, mint, maxt);
+    const ooo = series?.ooo;
+    if (series === undefined || ooo === null || ooo === undefined) continue;
+    const chunks: Uint8Array[] = [];
+    for (const c of ooo.chunks)
+      if (c.seq <= maxSeq && c.maxTime >= mint && c.minTime <= maxt) chunks.push(c.chunk.bytes());
     if (chunks.length === 0) continue;
     out.push({
       ref,
       labels: series.labels,
-      iterator: () => new HeadSampleIterator(chunks, mint, maxt),
+      iterator: () =>
+        new MergedSampleIterator(chunks.map((c) => new HeadSampleIterator([c], mint, maxt))),
     });
   }
   out.sort((a, b) => Labels.compare(a.labels, b.labels));

@@ -1,6 +1,7 @@
 // The head and its WAL (Prometheus head_wal.go and Head.truncateWAL): opening a head replays
-// the newest checkpoint and the segments after it; truncating drops old data from memory,
-// then checkpoints the older two thirds of the WAL and deletes what the checkpoint covers.
+// the newest checkpoint and the segments after it, then the write-behind log (WBL) of
+// out-of-order samples; truncating drops old data from memory, then checkpoints the older
+// two thirds of the WAL and deletes what the checkpoint covers.
 import type { FileSystem, Logger, MetricsRegistry } from '../../runtime/index.js';
 import {
   RecordType,
@@ -22,8 +23,8 @@ import {
   type WALConfig,
 } from '../wal/index.js';
 import { applyBatch } from './head_append.js';
+import { replayOOO } from './head_commit.js';
 import { Head, type HeadConfig } from './head.js';
-import { FloatBits } from './float_words.js';
 
 export interface OpenHeadConfig extends HeadConfig {
   /** WAL segment size and `wal_compression_enabled`. */
@@ -46,13 +47,22 @@ export interface HeadReplayStats {
   readonly skippedSamples: number;
   /** Records of kinds the head does not keep yet (tombstones, exemplars, metadata…). */
   readonly ignoredRecords: number;
+  /** Out-of-order samples replayed from the WBL. */
+  readonly oooSamples: number;
   /** The corruption that ended replay, after which the WAL was repaired. */
   readonly repaired?: CorruptionError;
+  /** The corruption that ended WBL replay, after which the WBL was repaired. */
+  readonly repairedWBL?: CorruptionError;
 }
 
 /** The WAL directory of a head living in `dir`. */
 export function walDir(dir: string): string {
   return `${dir.replace(/\/+$/, '')}/wal`;
+}
+
+/** The write-behind log directory of a head living in `dir` (Prometheus's `wbl`). */
+export function wblDir(dir: string): string {
+  return `${dir.replace(/\/+$/, '')}/wbl`;
 }
 
 /**
@@ -67,9 +77,17 @@ export async function openHead(
 ): Promise<{ head: Head; replay: HeadReplayStats }> {
   const logger = deps.logger;
   const wal = await WAL.open(walDir(dir), config.wal ?? {}, { fs: deps.fs, logger });
+  // Like Prometheus, the WBL exists once out-of-order ingestion was enabled: open it now if
+  // it is or was (its samples must be replayed), else on the first out-of-order commit.
+  const openWBL = (): Promise<WAL> =>
+    WAL.open(wblDir(dir), config.wal ?? {}, { fs: deps.fs, logger });
+  const wblExists = await deps.fs.exists(wblDir(dir));
+  const wbl = wblExists || (config.outOfOrderTimeWindow ?? 0) > 0 ? await openWBL() : undefined;
   const headDeps = {
     logger,
     wal,
+    openWBL,
+    ...(wbl === undefined ? {} : { wbl }),
     ...(deps.metrics === undefined ? {} : { metrics: deps.metrics }),
   };
   const head = new Head(config, headDeps);
@@ -84,9 +102,13 @@ export async function openHead(
   const result = await wal.replay((record) => replayer.record(record), {
     fromSegment: plan.fromSegment,
   });
+  // Out-of-order samples after the WAL: their series records are in the WAL.
+  const wblResult =
+    wbl === undefined ? undefined : await wbl.replay((record) => replayer.oooRecord(record));
   const stats: HeadReplayStats = {
     ...replayer.stats(),
     ...(result.repaired === undefined ? {} : { repaired: result.repaired }),
+    ...(wblResult?.repaired === undefined ? {} : { repairedWBL: wblResult.repaired }),
   };
   if (stats.unknownRefs > 0)
     head.metrics.walReplayUnknownRefs.inc({ type: 'samples' }, stats.unknownRefs);
@@ -97,7 +119,9 @@ export async function openHead(
     unknownRefs: stats.unknownRefs,
     skippedSamples: stats.skippedSamples,
     ignoredRecords: stats.ignoredRecords,
+    oooSamples: stats.oooSamples,
     repaired: result.repaired?.message,
+    repairedWBL: wblResult?.repaired?.message,
   });
   return { head, replay: stats };
 }
@@ -106,7 +130,6 @@ export async function openHead(
 class Replayer {
   private readonly batch = new SampleBatch(1024);
   private readonly seriesBuf: RefSeries[] = [];
-  private readonly bits = new FloatBits();
   /** A later series record for labels already seen under another ref maps to the first. */
   private readonly multiRef = new Map<number, number>();
   private series = 0;
@@ -114,6 +137,7 @@ class Replayer {
   private unknownRefs = 0;
   private skipped = 0;
   private ignored = 0;
+  private oooSamples = 0;
 
   constructor(private readonly head: Head) {}
 
@@ -135,13 +159,29 @@ class Replayer {
     }
   }
 
-  stats(): Omit<HeadReplayStats, 'repaired'> {
+  /** A WBL record: out-of-order samples (anything else there is ignored). */
+  oooRecord(record: Uint8Array): void {
+    const type = recordType(record);
+    if (type !== RecordType.Samples) {
+      this.ignored++;
+      this.head.logger.debug('WBL record ignored on replay', { type: recordTypeName(type) });
+      return;
+    }
+    const batch = this.decodeMapped(record);
+    const { applied, unknown } = replayOOO(this.head, batch);
+    this.oooSamples += applied;
+    this.unknownRefs += unknown;
+    this.skipped += batch.length - unknown - applied;
+  }
+
+  stats(): Omit<HeadReplayStats, 'repaired' | 'repairedWBL'> {
     return {
       series: this.series,
       samples: this.samples,
       unknownRefs: this.unknownRefs,
       skippedSamples: this.skipped,
       ignoredRecords: this.ignored,
+      oooSamples: this.oooSamples,
     };
   }
 
@@ -159,7 +199,8 @@ class Replayer {
     this.series++;
   }
 
-  private addSamples(record: Uint8Array): void {
+  /** Decodes a samples record into the reused batch, refs mapped to the first series record. */
+  private decodeMapped(record: Uint8Array): SampleBatch {
     const batch = this.batch;
     batch.clear();
     decodeSamples(record, batch);
@@ -169,10 +210,15 @@ class Replayer {
       const mapped = this.multiRef.get(ref);
       if (mapped !== undefined) refs[i] = mapped;
     }
+    return batch;
+  }
+
+  private addSamples(record: Uint8Array): void {
+    const batch = this.decodeMapped(record);
     const known = batch.length;
     const unknown = batch.retain((ref) => this.head.seriesByRef(ref) !== undefined);
     this.unknownRefs += unknown;
-    const applied = applyBatch(this.head, batch, this.bits, this.head.minValidTime());
+    const applied = applyBatch(this.head, batch, this.head.minValidTime());
     this.samples += applied;
     this.skipped += known - unknown - applied;
   }

@@ -3,7 +3,9 @@
  * Series in `stripe_size` shards with refs that are never reused, XOR chunks cut by
  * Prometheus's rules, a label index implementing PostingsSource, the §11 ingestion window
  * enforced by appenders with commit/rollback, WAL logging on commit and replay on open, and
- * garbage collection with WAL checkpointing. Float samples only; no out-of-order window yet.
+ * garbage collection with WAL checkpointing, and an opt-in out-of-order window (samples
+ * older than a series' newest kept in per-series out-of-order chunks, logged to the WBL,
+ * merged on read and handed to out-of-order compaction). Float samples only.
  * It must never read the clock or touch the disk except through the WAL it is given, and
  * never hold a sample value in a JavaScript number array (NaN payloads must survive).
  */
@@ -25,14 +27,16 @@ export {
   type HeadDeps,
 } from './head.js';
 export { HeadAppender, type CommitResult } from './head_append.js';
-export { HeadSampleIterator, type HeadSeries } from './head_read.js';
+export { HeadSampleIterator, type HeadSeries, type SelectOptions } from './head_read.js';
 export {
   openHead,
   truncateHead,
   walDir,
+  wblDir,
   type HeadReplayStats,
   type OpenHeadConfig,
   type OpenHeadDeps,
 } from './head_wal.js';
-export type { CompletedChunk, MemSeries } from './mem_series.js';
+export type { CompletedChunk, MemSeries, OOOData } from './mem_series.js';
+export { DEFAULT_OOO_CAP_MAX, type OOOChunk } from './ooo_chunk.js';
 export { HeadMetrics } from './metrics.js';

@@ -1,4 +1,5 @@
-// The head's Prometheus metrics (names as Prometheus's prometheus_tsdb_head_*), registered on
+// The head's Prometheus metrics (names as Prometheus's prometheus_tsdb_head_* and
+// prometheus_tsdb_*_samples_total), registered on
 // the registry passed in, never the global one.
 import { Counter, Gauge } from 'prom-client';
 import type { MetricsRegistry } from '../../runtime/index.js';
@@ -11,6 +12,10 @@ export class HeadMetrics {
   readonly samplesAppended: Counter;
   readonly rejectedSamples: Counter<'reason'>;
   readonly walReplayUnknownRefs: Counter<'type'>;
+  readonly oooSamplesAppended: Counter<'type'>;
+  readonly outOfOrderSamples: Counter<'type'>;
+  readonly tooOldSamples: Counter<'type'>;
+  readonly outOfBoundSamples: Counter<'type'>;
 
   constructor(registry: MetricsRegistry) {
     const registers = [registry];
@@ -48,6 +53,30 @@ export class HeadMetrics {
     this.walReplayUnknownRefs = new Counter({
       name: 'prometheus_tsdb_wal_replay_unknown_refs_total',
       help: 'Total number of unknown series references encountered during WAL replay.',
+      labelNames: ['type'],
+      registers,
+    });
+    this.oooSamplesAppended = new Counter({
+      name: 'prometheus_tsdb_head_out_of_order_samples_appended_total',
+      help: 'Total number of appended out of order samples.',
+      labelNames: ['type'],
+      registers,
+    });
+    this.outOfOrderSamples = new Counter({
+      name: 'prometheus_tsdb_out_of_order_samples_total',
+      help: 'Total number of out of order samples ingestion failed attempts due to out of order being disabled.',
+      labelNames: ['type'],
+      registers,
+    });
+    this.tooOldSamples = new Counter({
+      name: 'prometheus_tsdb_too_old_samples_total',
+      help: 'Total number of out of order samples ingestion failed attempts with out of order support enabled, but sample outside of time window.',
+      labelNames: ['type'],
+      registers,
+    });
+    this.outOfBoundSamples = new Counter({
+      name: 'prometheus_tsdb_out_of_bound_samples_total',
+      help: 'Total number of out of bound samples ingestion failed attempts with out of order support disabled.',
       labelNames: ['type'],
       registers,
     });
