@@ -143,12 +143,29 @@ describe('strata command', () => {
     expect(r.stdout + r.stderr).toContain('-compactor.deletion-delay');
   });
 
-  it.each(['conformance'])('says %s is not implemented yet and exits non-zero', (cmd) => {
-    const r = spawnSync(process.execPath, [join(REPO_ROOT, 'dist/src/cli/main.js'), cmd], {
-      encoding: 'utf8',
-    });
+  it('runs a PromQL conformance script through the built binary', () => {
+    const r = spawnSync(
+      process.execPath,
+      [join(REPO_ROOT, 'dist/src/cli/main.js'), 'conformance', 'promql', 'literals.test'],
+      { encoding: 'utf8' },
+    );
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    expect(r.stdout.trim().split('\n').at(-1)).toMatch(
+      /^[1-9]\d* passed, 0 failed(, \d+ skipped)?$/,
+    );
+  });
+
+  it('explains the conformance usage when no suite is named', () => {
+    const r = spawnSync(
+      process.execPath,
+      [join(REPO_ROOT, 'dist/src/cli/main.js'), 'conformance'],
+      {
+        encoding: 'utf8',
+      },
+    );
     expect(r.status).toBe(2);
-    expect(r.stderr).toMatch(/not implemented yet/);
+    expect(r.stderr).toMatch(/strata conformance promql/);
   });
 
   it('rejects an unknown command', () => {

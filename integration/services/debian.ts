@@ -47,4 +47,7 @@ export function ensureDebianTools(tools: readonly DebianTool[]): void {
 }
 
 /** Debian tools used by the integration tests of the current issues. */
-export const REQUIRED_TOOLS: readonly DebianTool[] = [{ binary: 'promtool', pkg: 'prometheus' }];
+export const REQUIRED_TOOLS: readonly DebianTool[] = [
+  { binary: 'promtool', pkg: 'prometheus' },
+  { binary: 'prometheus-node-exporter', pkg: 'prometheus-node-exporter' },
+];

@@ -8,6 +8,7 @@ import { runSimCommand } from '../../sim/index.js';
 import { runBenchCommand } from '../../bench/index.js';
 import { RealClock, NodeFileSystem, createRealRandom } from '../runtime/real/index.js';
 import { runTsdbTool } from '../tsdb/index.js';
+import { runConformanceCommand } from './conformance.js';
 
 export interface CliIO {
   stdout(s: string): void;
@@ -20,17 +21,14 @@ Commands:
   serve        run the service (default when the first argument is a flag or absent)
   sim          run a simulation scenario: strata sim <scenario> [--seed N]
   tools        operator tools: strata tools config-reference | tsdb <create-blocks-from|dump>
-  conformance  run the conformance suites against this build
+  conformance  run Prometheus's PromQL test scripts: strata conformance promql [--engine default|thanos] [files...]
   bench        run the storage benchmarks: strata bench [--quick] [--only=<name>]
 
 Run 'strata serve -help' for every configuration flag.
 `;
 
 /** Not-yet-built subcommands say which issue brings them instead of failing obscurely. */
-const PENDING: Readonly<Record<string, string>> = {
-  conformance:
-    'strata conformance is not implemented yet: the PromQL and TSDB conformance suites arrive with the storage-engine and PromQL issues (3 and 4)',
-};
+const PENDING: Readonly<Record<string, string>> = {};
 
 /** Runs one `strata` invocation and resolves with its process exit code. */
 export async function runCli(argv: readonly string[], io: CliIO): Promise<number> {
@@ -56,6 +54,11 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
       return runTools(rest, io);
     case 'bench':
       return runBenchCommand(rest, io);
+    case 'conformance':
+      return runConformanceCommand(rest, io, {
+        fs: new NodeFileSystem(),
+        clock: new RealClock({ unrefTimers: true }),
+      });
     default: {
       const pending = PENDING[first];
       if (pending !== undefined) {

@@ -6,7 +6,15 @@
  * all build on.
  */
 export { FastRegexMatcher, MAX_SET_MATCHES } from './fast_regex.js';
-export { compareGoStrings, goQuote, isWellFormedUnicode } from './go_strings.js';
+export { formatFloatE, formatFloatF, formatFloatFixed6, formatFloatG } from './go_format.js';
+export { strconvParseFloat, strconvParseInt, type GoParsedNumber } from './go_parse.js';
+export {
+  compareGoStrings,
+  goQuote,
+  goQuoteRune,
+  goUnicodeVerb,
+  isWellFormedUnicode,
+} from './go_strings.js';
 export { DuplicateLabelError, Labels, type Label } from './labels.js';
 export { Matcher, isMatchType, type MatchType } from './matchers.js';
 export {

@@ -32,6 +32,11 @@ export interface QueryOptions {
   readonly lookbackDelta?: number;
   /** Cancels the query; the engine checks it between steps and storage calls. */
   readonly signal?: AbortSignal;
+  /**
+   * This query's timeout in ms (API parameter `timeout`); the effective deadline is the
+   * smaller of it and the engine's own timeout, as Prometheus derives it from both contexts.
+   */
+  readonly timeout?: number;
 }
 
 /** Counters the API returns with `stats=all` (Prometheus stats.QueryStats subset). */

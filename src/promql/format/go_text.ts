@@ -1,30 +1,8 @@
 // Go text conventions the printer must reproduce byte for byte, because format_query output
-// and the `String()` of an expression are compared with what Prometheus prints: float
-// formatting (strconv.FormatFloat 'f', -1), the `@` timestamp (`%.3f` seconds), Go's byte
-// length of a string (len() counts UTF-8 bytes, which is what the prettifier's 100-character
-// limit measures) and strings.TrimSpace. Durations come from the parser's formatDuration.
-
-/**
- * Go's strconv.FormatFloat(v, 'f', -1, 64): the shortest digits that round-trip, laid out
- * without an exponent (`1e+21` prints as `1000000000000000000000`, `1e-7` as `0.0000001`),
- * with `+Inf`, `-Inf`, `NaN` and `-0` as Go spells them.
- */
-export function formatFloat(v: number): string {
-  if (Number.isNaN(v)) return 'NaN';
-  if (v === Infinity) return '+Inf';
-  if (v === -Infinity) return '-Inf';
-  if (v === 0) return Object.is(v, -0) ? '-0' : '0';
-  const sign = v < 0 ? '-' : '';
-  // toExponential() without an argument yields the shortest round-trip digits (like Go's -1
-  // precision); only the layout differs, so re-place the decimal point.
-  const exponential = Math.abs(v).toExponential();
-  const e = exponential.indexOf('e');
-  const digits = exponential.slice(0, e).replace('.', '');
-  const intDigits = Number(exponential.slice(e + 1)) + 1;
-  if (intDigits <= 0) return `${sign}0.${'0'.repeat(-intDigits)}${digits}`;
-  if (intDigits >= digits.length) return sign + digits + '0'.repeat(intDigits - digits.length);
-  return `${sign}${digits.slice(0, intDigits)}.${digits.slice(intDigits)}`;
-}
+// and the `String()` of an expression are compared with what Prometheus prints: the `@`
+// timestamp (`%.3f` seconds), Go's byte length of a string (len() counts UTF-8 bytes, which
+// is what the prettifier's 100-character limit measures) and strings.TrimSpace. Floats use
+// the model's formatFloatF; durations come from the parser's formatDuration.
 
 /** Go's `fmt.Sprintf("%.3f", float64(ts)/1000.0)` for an `@` timestamp in milliseconds. */
 export function formatAtTimestamp(ms: number): string {

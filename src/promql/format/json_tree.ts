@@ -6,9 +6,8 @@
 // Fields for syntax Strata does not parse (the `anchored`/`smoothed` range modifiers, fill
 // values of binary operators, aligned subqueries) are present with the values Prometheus
 // gives when the syntax is absent, so that the shape is the same as Prometheus 3.x's.
-import type { Matcher } from '../../model/index.js';
+import { formatFloatF, type Matcher } from '../../model/index.js';
 import { getFunction, type Expr, type TimeModifiers } from '../parser/index.js';
-import { formatFloat } from './go_text.js';
 
 export type JSONValue = null | boolean | number | string | readonly JSONValue[] | JSONObject;
 export interface JSONObject {
@@ -92,7 +91,7 @@ export function exprToJSON(expr: Expr): JSONObject {
         type: 'subquery',
       };
     case 'NumberLiteral':
-      return { type: 'numberLiteral', val: formatFloat(expr.val) };
+      return { type: 'numberLiteral', val: formatFloatF(expr.val) };
     case 'ParenExpr':
       return { expr: tr(expr.expr), type: 'parenExpr' };
     case 'StringLiteral':

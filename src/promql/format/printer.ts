@@ -3,7 +3,12 @@
 // rule files and query logs all show it, and users compare it with what Prometheus prints.
 // Selectors sort their matchers and drop the `__name__` matcher implied by the metric name,
 // so printing is a normal form: re-parsing the text gives the same tree.
-import { compareGoStrings, goQuote, isValidLegacyLabelName } from '../../model/index.js';
+import {
+  compareGoStrings,
+  formatFloatF,
+  goQuote,
+  isValidLegacyLabelName,
+} from '../../model/index.js';
 import {
   formatDuration,
   type AggregateExpr,
@@ -14,7 +19,7 @@ import {
   type TimeModifiers,
   type VectorSelector,
 } from '../parser/index.js';
-import { formatAtTimestamp, formatFloat } from './go_text.js';
+import { formatAtTimestamp } from './go_text.js';
 
 /** Prometheus's `Expr.String()`. */
 export function exprToString(expr: Expr): string {
@@ -32,7 +37,7 @@ export function exprToString(expr: Expr): string {
     case 'SubqueryExpr':
       return exprToString(expr.expr) + subquerySuffix(expr);
     case 'NumberLiteral':
-      return expr.duration === true ? durationLiteralString(expr.val) : formatFloat(expr.val);
+      return expr.duration === true ? durationLiteralString(expr.val) : formatFloatF(expr.val);
     case 'ParenExpr':
       return `(${exprToString(expr.expr)})`;
     case 'StringLiteral':

@@ -1,10 +1,9 @@
 // The annotation texts functions.go emits, exactly as Prometheus's util/annotations prints
 // them (prefix, wording, Go %q / %g renderings), plus the position suffix of the argument
 // they point at (see position.ts).
-import { goQuote } from '../../model/index.js';
+import { formatFloatG, goQuote } from '../../model/index.js';
 import type { EvalNodeHelper } from '../function_call.js';
 import type { Expr } from '../parser/ast.js';
-import { formatGoG } from './go_format.js';
 import { positionSuffix } from './position.js';
 
 const WARNING = 'PromQL warning';
@@ -29,7 +28,7 @@ export function addInvalidQuantileWarning(
   q: number,
   at: Expr | undefined,
 ): void {
-  warn(enh, `quantile value should be between 0 and 1, got ${formatGoG(q)}`, at);
+  warn(enh, `quantile value should be between 0 and 1, got ${formatFloatG(q)}`, at);
 }
 
 /** NewBadBucketLabelWarning. */

@@ -4,7 +4,7 @@
 // Native histograms never reach these functions (float samples only), and the
 // native-histogram-only functions (histogram_count/sum/avg/stddev/stdvar) yield nothing for
 // float input, exactly as Prometheus's simpleHistogramFunc does.
-import { parseGoFloat, type Labels } from '../../model/index.js';
+import { formatFloatG, parseGoFloat, type Labels } from '../../model/index.js';
 import type { EvalNodeHelper, FunctionCall } from '../function_call.js';
 import type { Expr } from '../parser/ast.js';
 import type { Vector } from '../value.js';
@@ -14,7 +14,6 @@ import {
   addInvalidQuantileWarning,
 } from './annotations.js';
 import { metricName, scalarArg, withLabel } from './common.js';
-import { formatGoG } from './go_format.js';
 import { bucketFraction, bucketQuantile, type Bucket } from './quantile.js';
 
 const BUCKET_LABEL = 'le';
@@ -109,7 +108,7 @@ export function formatOpenMetricsFloat(f: number): string {
   if (Number.isNaN(f)) return 'NaN';
   if (f === Infinity) return '+Inf';
   if (f === -Infinity) return '-Inf';
-  const s = formatGoG(f); // strconv.FormatFloat(f, 'g', -1, 64)
+  const s = formatFloatG(f); // strconv.FormatFloat(f, 'g', -1, 64)
   return /[.eE]/.test(s) ? s : `${s}.0`;
 }
 

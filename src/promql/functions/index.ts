@@ -36,7 +36,7 @@ export {
   type LabelReplacer,
 } from './labels.js';
 export { POSITION_FORMATTER_KEY, positionRange, type PositionFormatter } from './position.js';
-export { bucketQuantile, bucketFraction, quantile, type Bucket } from './quantile.js';
+export { almostEqual, bucketQuantile, bucketFraction, quantile, type Bucket } from './quantile.js';
 export { kahanInc } from './common.js';
 export { linearRegression } from './regression.js';
 

@@ -1,10 +1,10 @@
 // deriv, predict_linear (least-squares regression with Kahan sums) and
 // double_exponential_smoothing (Holt's linear method) of Prometheus 3 functions.go.
+import { formatFloatFixed6 } from '../../model/index.js';
 import { QueryExecutionError } from '../errors.js';
 import type { FunctionCall } from '../function_call.js';
 import type { FPoint } from '../value.js';
 import { kahanInc, pushRangeResult, scalarArg } from './common.js';
-import { formatGoF } from './go_format.js';
 
 /**
  * Slope and intercept at `interceptTime` (ms) of the least-squares line through the points,
@@ -87,11 +87,11 @@ export const funcDoubleExponentialSmoothing: FunctionCall = (
   // `!(0 < x < 1)` rather than `x <= 0 || x >= 1` would differ on NaN: Prometheus accepts NaN.
   if (sf <= 0 || sf >= 1)
     throw new QueryExecutionError(
-      `invalid smoothing factor. Expected: 0 < sf < 1, got: ${formatGoF(sf)}`,
+      `invalid smoothing factor. Expected: 0 < sf < 1, got: ${formatFloatFixed6(sf)}`,
     );
   if (tf <= 0 || tf >= 1)
     throw new QueryExecutionError(
-      `invalid trend factor. Expected: 0 < tf < 1, got: ${formatGoF(tf)}`,
+      `invalid trend factor. Expected: 0 < tf < 1, got: ${formatFloatFixed6(tf)}`,
     );
   const points = series.floats;
   const l = points.length;

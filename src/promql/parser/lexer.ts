@@ -3,8 +3,7 @@
 // UTF-8 bytes so that token positions are byte offsets, as Prometheus reports them, and it
 // produces the same tokens and the same lexer error texts, including the context-dependent
 // scanning inside `{…}` and `[…]`.
-import { goQuote } from '../../model/index.js';
-import { goQuoteRune, goUnicodeVerb } from './go_format.js';
+import { goQuote, goQuoteRune, goUnicodeVerb } from '../../model/index.js';
 import {
   DOT,
   EOF_RUNE,

@@ -3,9 +3,9 @@
 // (addOffset, setTimestamp, getAtModifierVars) and of the matrix_selector/subquery_expr rules.
 // Duration arithmetic (`[5m+1m]`, `offset step()`) is Prometheus's `promql-duration-expr`
 // feature and is rejected here.
+import { formatFloatFixed6 } from '../../model/index.js';
 import type { Expr, MatrixSelector, SubqueryExpr, VectorSelector } from './ast.js';
 import { DurationParseError, parseDuration } from './duration.js';
-import { goFormatF } from './go_format.js';
 import { parseNumberLiteral } from './number.js';
 import { SyntaxAbort, tokenRange, type TokenStream } from './token_stream.js';
 import type { Token, TokenType } from './tokens.js';
@@ -311,7 +311,10 @@ export function parseAt(ts: TokenStream, expr: Expr): Expr {
     seconds = literalSeconds(ts, first).seconds;
   }
   if (!Number.isFinite(seconds) || seconds >= 2 ** 63 || seconds <= -(2 ** 63)) {
-    ts.addError(posRangeOf(expr), `timestamp out of bounds for @ modifier: ${goFormatF(seconds)}`);
+    ts.addError(
+      posRangeOf(expr),
+      `timestamp out of bounds for @ modifier: ${formatFloatFixed6(seconds)}`,
+    );
   }
   const target = atTarget(ts, expr);
   if (target !== undefined) {

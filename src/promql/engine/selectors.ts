@@ -1,0 +1,281 @@
+// Selecting and reading series: the time range each selector needs (Prometheus
+// getTimeRangesForSelector / FindMinMaxTime), the SelectHints passed to storage, loading a
+// series' samples into flat arrays, and the per-step lookups of instant selectors
+// (lookback window (t − lookback, t], stale markers end a series) and range selectors
+// (window (t − range, t]).
+import { StorageError } from '../errors.js';
+import type { Expr, SubqueryExpr, VectorSelector } from '../parser/ast.js';
+import { inspect } from '../parser/index.js';
+import { SAMPLE_NONE, type Querier, type SelectHints, type StorageSeries } from '../storage.js';
+import type { LoadedSeries, QueryContext } from './context.js';
+import type { ESeries } from './types.js';
+
+export interface EvalStatement {
+  readonly expr: Expr;
+  readonly start: number;
+  readonly end: number;
+  /** Step of a range query in ms; 0 for an instant query. */
+  readonly interval: number;
+  readonly lookbackDelta: number;
+}
+
+/** Sum of offsets and ranges of the subqueries on the path, reset at a subquery with `@`. */
+function subqueryTimes(path: readonly Expr[]): { offset: number; range: number; ts?: number } {
+  let offset = 0;
+  let range = 0;
+  let ts: number | undefined;
+  for (const n of path) {
+    if (n.type !== 'SubqueryExpr') continue;
+    offset += n.originalOffset;
+    range += n.range;
+    if (n.timestamp !== undefined) {
+      offset = n.originalOffset;
+      range = n.range;
+      ts = n.timestamp;
+    }
+  }
+  return ts === undefined ? { offset, range } : { offset, range, ts };
+}
+
+/** [start, end] (ms, inclusive) of the data one selector needs. */
+export function selectorTimeRange(
+  s: EvalStatement,
+  n: VectorSelector,
+  path: readonly Expr[],
+  evalRange: number,
+): [number, number] {
+  let start = s.start;
+  let end = s.end;
+  const subq = subqueryTimes(path);
+  if (subq.ts !== undefined) {
+    start = subq.ts;
+    end = subq.ts;
+  }
+  if (n.timestamp !== undefined) {
+    start = n.timestamp;
+    end = n.timestamp;
+  } else {
+    start = start - subq.offset - subq.range;
+    end -= subq.offset;
+  }
+  // One ms less than the lookback/range: samples exactly that far back are excluded.
+  start -= evalRange === 0 ? s.lookbackDelta - 1 : evalRange - 1;
+  start -= n.originalOffset;
+  end -= n.originalOffset;
+  return [start, end];
+}
+
+function funcFromPath(path: readonly Expr[]): string {
+  for (let i = path.length - 1; i >= 0; i--) {
+    const n = path[i] as Expr;
+    if (n.type === 'AggregateExpr') return n.op;
+    if (n.type === 'Call') return n.func;
+    if (n.type === 'BinaryExpr') return '';
+  }
+  return '';
+}
+
+function lastSubqueryInterval(path: readonly Expr[], fn: (rangeMs: number) => number): number {
+  let interval = 0;
+  for (const n of path) {
+    if (n.type === 'SubqueryExpr') interval = n.step !== 0 ? n.step : fn(n.range);
+  }
+  return interval;
+}
+
+interface SelectorPlan {
+  readonly selector: VectorSelector;
+  readonly hints: SelectHints;
+}
+
+/** Every selector of the statement with its hints (Prometheus populateSeries). */
+export function planSelectors(
+  s: EvalStatement,
+  noStepSubqueryIntervalFn: (rangeMs: number) => number,
+): SelectorPlan[] {
+  const plans: SelectorPlan[] = [];
+  inspect(s.expr, (node, path) => {
+    let vs: VectorSelector;
+    let evalRange = 0;
+    let vsPath: readonly Expr[] = path;
+    if (node.type === 'MatrixSelector') {
+      vs = node.vectorSelector;
+      evalRange = node.range;
+      vsPath = [...path, node];
+    } else if (node.type === 'VectorSelector') {
+      if (path.length > 0 && path[path.length - 1]?.type === 'MatrixSelector') return;
+      vs = node;
+    } else return;
+    const [start, end] = selectorTimeRange(s, vs, vsPath, evalRange);
+    let step = lastSubqueryInterval(vsPath, noStepSubqueryIntervalFn);
+    if (step === 0) step = s.interval;
+    const hints: SelectHints = { start, end, step, range: evalRange, func: funcFromPath(vsPath) };
+    plans.push({ selector: vs, hints });
+  });
+  return plans;
+}
+
+/** Earliest and latest timestamp the statement reads (Prometheus FindMinMaxTime); (0, 0) without selectors. */
+export function findMinMaxTime(plans: readonly SelectorPlan[]): [number, number] {
+  let min = Infinity;
+  let max = -Infinity;
+  for (const p of plans) {
+    if (p.hints.start < min) min = p.hints.start;
+    if (p.hints.end > max) max = p.hints.end;
+  }
+  return max === -Infinity ? [0, 0] : [min, max];
+}
+
+/**
+ * Reads one series' samples in [start, end] into flat arrays (storage may return more than
+ * the selector's hints ask for: the querier spans every selector of the query).
+ */
+export function loadSeries(
+  ctx: QueryContext,
+  s: StorageSeries,
+  start = -Infinity,
+  end = Infinity,
+): LoadedSeries {
+  const it = s.iterator();
+  const ts: number[] = [];
+  const fs: number[] = [];
+  let stale: number[] | null = null;
+  for (let r = start === -Infinity ? it.next() : it.seek(start); r !== SAMPLE_NONE; r = it.next()) {
+    const t = it.atT();
+    if (t > end) break;
+    const f = it.atF();
+    if (f !== f && ctx.stale.isStale(f)) (stale ??= []).push(ts.length);
+    ts.push(t);
+    fs.push(f);
+  }
+  const err = it.err();
+  if (err !== null) throw new StorageError(`expanding series: ${err.message}`, err);
+  let flags: Uint8Array | null = null;
+  if (stale !== null) {
+    flags = new Uint8Array(ts.length);
+    for (const i of stale) flags[i] = 1;
+  }
+  return { labels: s.labels, ts, fs, stale: flags };
+}
+
+/** Selects and loads every selector's series (one Select per selector, as Prometheus does). */
+export async function populateSeries(
+  ctx: QueryContext,
+  querier: Querier,
+  plans: readonly SelectorPlan[],
+): Promise<void> {
+  for (const p of plans) {
+    ctx.checkDone('query preparation');
+    let selected: StorageSeries[];
+    try {
+      selected = await querier.select(p.selector.labelMatchers, p.hints);
+    } catch (err) {
+      if (err instanceof StorageError) throw err;
+      const msg = err instanceof Error ? err.message : String(err);
+      throw new StorageError(`expanding series: ${msg}`, err);
+    }
+    const loaded: LoadedSeries[] = [];
+    for (const s of selected) {
+      ctx.checkDone('expression evaluation');
+      const ls = loadSeries(ctx, s, p.hints.start, p.hints.end);
+      if (ls.ts.length > 0) loaded.push(ls);
+    }
+    ctx.series.set(p.selector, loaded);
+  }
+}
+
+/** The samples a range selector sees: stale markers removed. */
+export function rangePoints(ls: LoadedSeries): { ts: readonly number[]; fs: readonly number[] } {
+  if (ls.points !== undefined) return ls.points;
+  if (ls.stale === null) {
+    ls.points = { ts: ls.ts, fs: ls.fs };
+    return ls.points;
+  }
+  const ts: number[] = [];
+  const fs: number[] = [];
+  for (let i = 0; i < ls.ts.length; i++) {
+    if (ls.stale[i] === 1) continue;
+    ts.push(ls.ts[i] as number);
+    fs.push(ls.fs[i] as number);
+  }
+  ls.points = { ts, fs };
+  return ls.points;
+}
+
+/** First index with ts[i] > t, searching from `from` (ts sorted ascending). */
+export function upperBoundFrom(ts: readonly number[], t: number, from: number): number {
+  let lo = from;
+  let hi = ts.length;
+  // Steps move forward by little, so try a short linear scan before bisecting.
+  for (let k = 0; k < 8 && lo < hi; k++) {
+    if ((ts[lo] as number) > t) return lo;
+    lo++;
+  }
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((ts[mid] as number) <= t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * Evaluates an instant selector over the evaluator's steps (Prometheus evalSeries): at each
+ * step t, the newest sample in (t − offset − lookback, t − offset], unless it is a stale marker.
+ */
+export function evalInstantSelector(
+  ctx: QueryContext,
+  series: readonly LoadedSeries[],
+  offset: number,
+  start: number,
+  end: number,
+  interval: number,
+): ESeries[] {
+  const lookback = ctx.config.lookbackDelta;
+  const out: ESeries[] = [];
+  for (const s of series) {
+    ctx.checkDone();
+    const ts: number[] = [];
+    const fs: number[] = [];
+    let idx = 0; // first index with time > refTime
+    let prevRef = -Infinity;
+    for (let t = start; t <= end; t += interval) {
+      const ref = t - offset;
+      idx = ref >= prevRef ? upperBoundFrom(s.ts, ref, idx) : upperBoundFrom(s.ts, ref, 0);
+      prevRef = ref;
+      const i = idx - 1;
+      if (i < 0) continue;
+      if ((s.ts[i] as number) <= ref - lookback) continue;
+      if (s.stale !== null && s.stale[i] === 1) continue;
+      ctx.currentSamples++;
+      ctx.totalSamples++;
+      ctx.checkSamples();
+      ts.push(t);
+      fs.push(s.fs[i] as number);
+    }
+    if (ts.length > 0) out.push({ metric: s.labels, ts, fs, dropName: false });
+  }
+  ctx.updatePeak();
+  return out;
+}
+
+/** The sample time an instant selector picks at `ref` (for timestamp()), or undefined. */
+export function instantSampleTime(
+  ctx: QueryContext,
+  s: LoadedSeries,
+  ref: number,
+): number | undefined {
+  const i = upperBoundFrom(s.ts, ref, 0) - 1;
+  if (i < 0) return undefined;
+  const t = s.ts[i] as number;
+  if (t <= ref - ctx.config.lookbackDelta) return undefined;
+  if (s.stale !== null && s.stale[i] === 1) return undefined;
+  return t;
+}
+
+/** The subquery's time modifiers as the matrix selector a function argument becomes. */
+export function subqueryAsMatrixOffset(subq: SubqueryExpr, evalStart: number): number {
+  return subq.timestamp === undefined
+    ? subq.originalOffset
+    : subq.originalOffset + evalStart - subq.timestamp;
+}

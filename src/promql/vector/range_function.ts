@@ -1,0 +1,347 @@
+// Range functions over a matrix selector (rate, increase, delta, irate, deriv, *_over_time,
+// resets, changes, predict_linear, …): each series keeps a ring buffer of its points (stale
+// markers left out, as range selectors see them) that slides forward across the batch's
+// steps over the window (t − offset − range, t − offset]; every non-empty window is handed to
+// the shared function kernel, so the numerics are the function library's own.
+import { Labels } from '../../model/index.js';
+import { NodeHelper } from '../engine/index.js';
+import type { FunctionCall } from '../function_call.js';
+import { positionRange } from '../functions/index.js';
+import type {
+  Call,
+  MatrixSelector,
+  PositionRange,
+  SubqueryExpr,
+  VectorSelector,
+} from '../parser/index.js';
+import type { FPoint, Sample, Series } from '../value.js';
+import {
+  BatchCursor,
+  firstError,
+  pullAll,
+  identityOrder,
+  scalarAt,
+  StepBatch,
+  stepTime,
+  type SeriesMeta,
+  type StepGrid,
+  type VectorOperator,
+} from './batch.js';
+import { effectiveOffset, PeekingSeries, selectSeries, type PlanContext } from './plan_context.js';
+import { PointRing } from './point_ring.js';
+import { COLUMN_KERNELS, type ColumnKernel } from './window_kernels.js';
+
+/** Where a window's points come from: a series' iterator or a subquery's evaluated points. */
+interface PointSource {
+  readonly more: boolean;
+  readonly peekT: number;
+  readonly peekF: number;
+  advance(): void;
+}
+
+/** The points of one subquery output series. */
+class ArraySource implements PointSource {
+  private i = 0;
+  more: boolean;
+  peekT = 0;
+  peekF = 0;
+
+  constructor(
+    private readonly ts: readonly number[],
+    private readonly fs: readonly number[],
+  ) {
+    this.more = ts.length > 0;
+    this.load();
+  }
+
+  advance(): void {
+    this.i++;
+    this.more = this.i < this.ts.length;
+    this.load();
+  }
+
+  private load(): void {
+    if (!this.more) return;
+    this.peekT = this.ts[this.i] as number;
+    this.peekF = this.fs[this.i] as number;
+  }
+}
+
+/** The range argument: a matrix selector, or a subquery with the operator of its inside. */
+export type RangeInput =
+  | { readonly kind: 'selector'; readonly arg: MatrixSelector }
+  | {
+      readonly kind: 'subquery';
+      readonly arg: SubqueryExpr;
+      readonly inner: VectorOperator;
+      readonly innerGrid: StepGrid;
+    };
+
+interface WindowState {
+  readonly src: PointSource;
+  readonly ring: PointRing;
+  /** The "metric might not be a counter" info was already considered for this series. */
+  counterChecked: boolean;
+}
+
+interface MPoint {
+  t: number;
+  f: number;
+}
+
+export class RangeFunctionOperator implements VectorOperator {
+  private metas: SeriesMeta[] = [];
+  private states: WindowState[] = [];
+  private ord: number[] = [];
+  private readonly cursor: BatchCursor;
+  private readonly offset: number;
+  private readonly hasAt: boolean;
+  private readonly args: Call['args'];
+  private readonly enh: NodeHelper;
+  private readonly dropName: boolean;
+  private readonly range: number;
+  private readonly argPos: PositionRange;
+  /** A subquery's points are read once, at the first batch. */
+  private pendingSubquery: boolean;
+  /** A column version of the function, when there is one and no scalar argument. */
+  private readonly column: ColumnKernel | undefined;
+
+  /**
+   * @param matrixIndex which argument is the matrix selector
+   * @param scalarArgs operators of the other (scalar) arguments by argument index
+   */
+  constructor(
+    private readonly call: Call,
+    private readonly fn: FunctionCall,
+    matrixIndex: number,
+    private readonly input: RangeInput,
+    private readonly scalarArgs: ReadonlyMap<number, VectorOperator>,
+    private readonly grid: StepGrid,
+    private readonly pc: PlanContext,
+  ) {
+    this.cursor = new BatchCursor(grid, pc.batchSize);
+    let rewritten: MatrixSelector;
+    if (input.kind === 'selector') {
+      const vs = input.arg.vectorSelector;
+      this.offset = effectiveOffset(vs, grid.start);
+      this.hasAt = vs.timestamp !== undefined;
+      rewritten = { ...input.arg, vectorSelector: { ...vs, offset: this.offset } };
+      this.argPos = positionRange(input.arg);
+    } else {
+      const sq = input.arg;
+      this.offset = effectiveOffset(sq, grid.start);
+      this.hasAt = sq.timestamp !== undefined;
+      // Prometheus hands functions a subquery as a nameless matrix selector at position 0.
+      const vs: VectorSelector = {
+        type: 'VectorSelector',
+        name: '',
+        labelMatchers: [],
+        posRange: { start: 0, end: 0 },
+        offset: this.offset,
+        originalOffset: sq.originalOffset,
+        timestamp: sq.timestamp,
+      };
+      rewritten = { type: 'MatrixSelector', vectorSelector: vs, range: sq.range, endPos: 0 };
+      this.argPos = { start: 0, end: 0 };
+    }
+    this.range = input.arg.range;
+    this.args = call.args.map((a, i) => (i === matrixIndex ? rewritten : a));
+    this.enh = new NodeHelper(pc.ctx);
+    this.dropName = call.func !== 'last_over_time' && call.func !== 'first_over_time';
+    this.column = scalarArgs.size === 0 ? COLUMN_KERNELS.get(call.func) : undefined;
+    this.pendingSubquery = input.kind === 'subquery';
+  }
+
+  async prepare(): Promise<void> {
+    for (const op of this.scalarArgs.values()) await op.prepare();
+    if (this.input.kind === 'subquery') {
+      await this.input.inner.prepare();
+      this.metas = this.input.inner
+        .series()
+        .map((m) => ({ metric: m.metric, dropName: this.dropName || m.dropName }));
+      return;
+    }
+    const selected = await selectSeries(this.pc, this.input.arg.vectorSelector);
+    this.metas = selected.map((s) => ({ metric: s.labels, dropName: this.dropName }));
+    this.states = selected.map((s) => ({
+      src: new PeekingSeries(s),
+      ring: new PointRing(),
+      counterChecked: false,
+    }));
+    this.ord = identityOrder(selected.length);
+  }
+
+  order(): readonly number[] {
+    return this.ord;
+  }
+
+  series(): readonly SeriesMeta[] {
+    return this.metas;
+  }
+
+  /**
+   * Evaluates the subquery's inside over its own steps (all of them: the default engine does
+   * the same before the function's first step) and makes its series the window sources.
+   */
+  private readSubquery(input: Extract<RangeInput, { kind: 'subquery' }>): void {
+    this.pendingSubquery = false;
+    const { inner, innerGrid } = input;
+    const ts: number[][] = inner.series().map(() => []);
+    const fs: number[][] = inner.series().map(() => []);
+    // Like Prometheus, samples the subquery reads are not counted: its points are, per window.
+    const ctx = this.pc.ctx;
+    const totalBefore = ctx.totalSamples;
+    for (let b = inner.next(); b !== null; b = inner.next()) {
+      for (let s = 0; s < b.numSeries; s++) {
+        for (let k = 0; k < b.steps; k++) {
+          const i = s * b.steps + k;
+          if (b.present[i] !== 1) continue;
+          (ts[s] as number[]).push(stepTime(innerGrid, b.firstStep + k));
+          (fs[s] as number[]).push(b.values[i] as number);
+        }
+      }
+    }
+    ctx.totalSamples = totalBefore;
+    const innerMetas = inner.series();
+    this.metas.forEach((m, s) => {
+      m.dropName = this.dropName || (innerMetas[s] as SeriesMeta).dropName;
+    });
+    this.states = ts.map((t, s) => ({
+      src: new ArraySource(t, fs[s] as number[]),
+      ring: new PointRing(),
+      counterChecked: false,
+    }));
+    this.ord = [...inner.order()];
+  }
+
+  next(): StepBatch | null {
+    if (this.pendingSubquery && this.input.kind === 'subquery') this.readSubquery(this.input);
+    const r = this.cursor.advance();
+    if (r === null) return null;
+    const [first, steps] = r;
+    const scalarOps = [...this.scalarArgs.values()];
+    const pulled = pullAll(scalarOps);
+    const scalarBatches = new Map<number, StepBatch | null>();
+    [...this.scalarArgs.keys()].forEach((ai, j) => scalarBatches.set(ai, pulled[j] ?? null));
+    try {
+      return this.compute(first, steps, scalarBatches);
+    } catch (err) {
+      throw firstError(scalarOps, err);
+    }
+  }
+
+  private compute(
+    first: number,
+    steps: number,
+    scalarBatches: ReadonlyMap<number, StepBatch | null>,
+  ): StepBatch {
+    const ctx = this.pc.ctx;
+    const batch = new StepBatch(first, steps, this.states.length);
+    const { values, present } = batch;
+
+    // The function-call contract: one vector per argument, the matrix argument's stays empty.
+    const vectorVals: Sample[][] = this.call.args.map(() => []);
+    const window: MPoint[] = [];
+    const pool: MPoint[] = [];
+    const inSeries: { metric: Labels; floats: FPoint[]; dropName: boolean } = {
+      metric: Labels.EMPTY,
+      floats: window,
+      dropName: false,
+    };
+    const inMatrix: Series[] = [inSeries];
+    const enh = this.enh;
+    const stale = ctx.stale;
+    const range = this.range;
+    // Stale markers end series for selectors; a subquery's values are never markers.
+    const dropStale = this.input.kind === 'selector';
+    const column = this.column;
+    let windowPoints = 0;
+
+    for (let si = 0; si < this.states.length; si++) {
+      ctx.checkDone();
+      const st = this.states[si] as WindowState;
+      const meta = this.metas[si] as SeriesMeta;
+      inSeries.metric = meta.metric;
+      const ring = st.ring;
+      const src = st.src;
+      const base = si * steps;
+      let produced = false;
+      for (let k = 0; k < steps; k++) {
+        const step = first + k;
+        const ts = stepTime(this.grid, step);
+        if (step === 0 || !this.hasAt) {
+          const maxt = ts - this.offset;
+          const mint = maxt - range;
+          while (src.more && src.peekT <= maxt) {
+            const f = src.peekF;
+            if (!(dropStale && f !== f && stale.isStale(f))) ring.push(src.peekT, f);
+            src.advance();
+          }
+          while (ring.length > 0 && ring.firstT() <= mint) ring.shift();
+        }
+        const n = ring.length;
+        if (n === 0) continue;
+        if (column !== undefined) {
+          windowPoints += n;
+          const v = column(ring, ts, range, this.offset);
+          if (v === undefined) continue;
+          values[base + k] = v;
+          present[base + k] = 1;
+          produced = true;
+          continue;
+        }
+        window.length = n;
+        for (let i = 0; i < n; i++) {
+          let p = pool[i];
+          if (p === undefined) {
+            p = { t: 0, f: 0 };
+            pool[i] = p;
+          }
+          p.t = ring.t(i);
+          p.f = ring.f(i);
+          window[i] = p;
+        }
+        for (const [ai, b] of scalarBatches) {
+          const vec = vectorVals[ai] as Sample[];
+          vec.length = 0;
+          const f = scalarAt(b, k);
+          if (f !== undefined) vec.push({ metric: Labels.EMPTY, t: ts, f });
+        }
+        enh.ts = ts;
+        enh.out = [];
+        const out = this.fn(vectorVals, inMatrix, this.args, enh);
+        windowPoints += n;
+        const s = out[0];
+        if (s === undefined) continue;
+        values[base + k] = s.f;
+        present[base + k] = 1;
+        produced = true;
+      }
+      if (produced && !st.counterChecked) {
+        st.counterChecked = true;
+        this.counterInfo(meta.metric);
+      }
+    }
+    ctx.totalSamples += windowPoints;
+    return batch;
+  }
+
+  /** Prometheus's "metric might not be a counter" info for rate/increase, once per series. */
+  private counterInfo(metric: Labels): void {
+    const f = this.call.func;
+    if (f !== 'rate' && f !== 'increase') return;
+    const name = metric.get('__name__');
+    if (
+      name !== '' &&
+      !name.endsWith('_total') &&
+      !name.endsWith('_sum') &&
+      !name.endsWith('_count') &&
+      !name.endsWith('_bucket')
+    ) {
+      this.pc.ctx.info(
+        `metric might not be a counter, name does not end in _total/_sum/_count/_bucket: ${JSON.stringify(name)}`,
+        this.argPos,
+      );
+    }
+  }
+}

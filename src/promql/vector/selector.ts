@@ -1,0 +1,95 @@
+// The instant-vector selector operator: each series' samples are read from its
+// SampleIterator in one forward pass across all batches; at step t the column holds the
+// newest sample in (t − offset − lookback, t − offset] unless that sample is a stale marker
+// (Prometheus evalSeries / the default engine's evalInstantSelector).
+import type { VectorSelector } from '../parser/index.js';
+import {
+  BatchCursor,
+  identityOrder,
+  StepBatch,
+  stepTime,
+  type SeriesMeta,
+  type StepGrid,
+  type VectorOperator,
+} from './batch.js';
+import { effectiveOffset, PeekingSeries, selectSeries, type PlanContext } from './plan_context.js';
+
+interface SelectorState {
+  readonly src: PeekingSeries;
+  hasLast: boolean;
+  lastT: number;
+  lastF: number;
+}
+
+export class VectorSelectorOperator implements VectorOperator {
+  private metas: SeriesMeta[] = [];
+  private states: SelectorState[] = [];
+  private ord: number[] = [];
+  private readonly cursor: BatchCursor;
+  private readonly offset: number;
+
+  constructor(
+    private readonly selector: VectorSelector,
+    private readonly grid: StepGrid,
+    private readonly pc: PlanContext,
+  ) {
+    this.cursor = new BatchCursor(grid, pc.batchSize);
+    this.offset = effectiveOffset(selector, grid.start);
+  }
+
+  async prepare(): Promise<void> {
+    const selected = await selectSeries(this.pc, this.selector);
+    this.metas = selected.map((s) => ({ metric: s.labels, dropName: false }));
+    this.states = selected.map((s) => ({
+      src: new PeekingSeries(s),
+      hasLast: false,
+      lastT: 0,
+      lastF: 0,
+    }));
+    this.ord = identityOrder(selected.length);
+  }
+
+  order(): readonly number[] {
+    return this.ord;
+  }
+
+  series(): readonly SeriesMeta[] {
+    return this.metas;
+  }
+
+  next(): StepBatch | null {
+    const r = this.cursor.advance();
+    if (r === null) return null;
+    const [first, steps] = r;
+    const ctx = this.pc.ctx;
+    const lookback = ctx.config.lookbackDelta;
+    const stale = ctx.stale;
+    const batch = new StepBatch(first, steps, this.states.length);
+    const { values, present } = batch;
+    let points = 0;
+    for (let si = 0; si < this.states.length; si++) {
+      const st = this.states[si] as SelectorState;
+      const src = st.src;
+      const base = si * steps;
+      const ref0 = stepTime(this.grid, first) - this.offset;
+      const interval = this.grid.interval;
+      for (let k = 0; k < steps; k++) {
+        const ref = ref0 + k * interval;
+        while (src.more && src.peekT <= ref) {
+          st.hasLast = true;
+          st.lastT = src.peekT;
+          st.lastF = src.peekF;
+          src.advance();
+        }
+        if (!st.hasLast || st.lastT <= ref - lookback) continue;
+        const f = st.lastF;
+        if (f !== f && stale.isStale(f)) continue;
+        values[base + k] = f;
+        present[base + k] = 1;
+        points++;
+      }
+    }
+    ctx.totalSamples += points;
+    return batch;
+  }
+}
