@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Labels } from '../model/index.js';
 import { Engine } from '../promql/engine/index.js';
+import { VectorEngine } from '../promql/vector/index.js';
 import { MemoryStorage } from '../promql/index.js';
 import { newMetricsRegistry } from '../runtime/index.js';
 import { CapturingLogger, ManualClock } from '../runtime/testing/index.js';
@@ -41,7 +42,7 @@ async function start() {
   const engine = new Engine({}, { clock });
   registerPrometheusApi(server, {
     queryable: () => storage,
-    engines: { prometheus: engine },
+    engines: { prometheus: engine, thanos: new VectorEngine({}, { clock }) },
     buildInfo: {
       version: 'v',
       revision: 'r',
@@ -157,6 +158,37 @@ describe('query API over the default engine', () => {
     expect(await body(`${api}/label/__name__/values`)).toBe(
       '{"status":"success","data":["http_requests_total","temperature"]}',
     );
+  });
+});
+
+describe('engine selection over the real engines', () => {
+  const queries = [
+    'sum by (job) (rate(http_requests_total[1m]))',
+    'http_requests_total / on(instance) group_left http_requests_total',
+    'label_replace(http_requests_total, "x", "$1", "job", "(.*)")',
+  ];
+
+  it.each(queries)('both engines answer %s identically over HTTP', async (q) => {
+    const api = await start();
+    const url = `${api}/query_range?query=${encodeURIComponent(q)}&start=60&end=600&step=30`;
+    const byDefault = await body(url);
+    const byThanos = await body(url, { headers: { 'X-PromQL-EngineType': 'thanos' } });
+    const byAlt = await body(url, { headers: { 'X-MonQL-EngineType': 'alt' } });
+    expect(JSON.parse(byDefault)).toMatchObject({ status: 'success' });
+    expect(byThanos).toBe(byDefault);
+    expect(byAlt).toBe(byDefault);
+  });
+
+  it('stats name the alternative engine and its fallback nodes', async () => {
+    const api = await start();
+    const q = encodeURIComponent('sort(label_replace(temperature, "x", "y", "", ""))');
+    const res = JSON.parse(
+      await body(`${api}/query?query=${q}&stats=all`, {
+        headers: { 'X-PromQL-EngineType': 'thanos' },
+      }),
+    ) as { data: { stats: { engine?: string; fallbackNodes?: string[] } } };
+    expect(res.data.stats.engine).toBe('thanos');
+    expect(res.data.stats.fallbackNodes?.length).toBeGreaterThan(0);
   });
 });
 
