@@ -50,4 +50,5 @@ export function ensureDebianTools(tools: readonly DebianTool[]): void {
 export const REQUIRED_TOOLS: readonly DebianTool[] = [
   { binary: 'promtool', pkg: 'prometheus' },
   { binary: 'prometheus-node-exporter', pkg: 'prometheus-node-exporter' },
+  { binary: 'etcd', pkg: 'etcd-server' },
 ];

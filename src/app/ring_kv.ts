@@ -104,6 +104,8 @@ function specForStore(
         store: 'multi',
         primary: specForStore(kv.multi.primary, kv, `${blockName}.multi.primary`, true),
         secondary: specForStore(kv.multi.secondary, kv, `${blockName}.multi.secondary`, true),
+        mirrorEnabled: kv.multi.mirror_enabled,
+        mirrorTimeoutMs: kv.multi.mirror_timeout,
       };
     default:
       throw new Error(

@@ -19,3 +19,4 @@ export * from './prng.js';
 export * from './random.js';
 export * from './transport.js';
 export * from './memory/index.js';
+export * from './multi/index.js';

@@ -44,4 +44,12 @@ export type KVSpec =
   | { store: 'consul'; host: string }
   | { store: 'etcd'; endpoints: string[]; dialTimeoutMs: number }
   | { store: 'memberlist' }
-  | { store: 'multi'; primary: KVSpec; secondary: KVSpec };
+  | {
+      store: 'multi';
+      primary: KVSpec;
+      secondary: KVSpec;
+      /** `-multi.mirror-enabled`: also write every change to the secondary (default false). */
+      mirrorEnabled?: boolean;
+      /** `-multi.mirror-timeout`: limit on one mirror write (default 2 s). */
+      mirrorTimeoutMs?: number;
+    };

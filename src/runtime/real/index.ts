@@ -19,6 +19,7 @@ export { listenHttp, type HttpListener } from './listen_http.js';
 export { createRealLogger, type RealLoggerOptions } from './real_logger.js';
 export { createRealMetricsRegistry } from './real_metrics.js';
 export { RealBucketProvider, RealKVProvider, RealCacheProvider } from './providers.js';
+export { EtcdKV, DEFAULT_ETCD_MAX_CAS_RETRIES, type EtcdKVConfig } from './etcd_kv.js';
 export { createRealEnv, defaultNodeName, type RealEnvOptions } from './real_env.js';
 export { NodeProfiler, type NodeProfilerConfig } from './profiler.js';
 export { PprofCodec, type PprofProfile } from './pprof_schema.js';

@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { CapturingLogger, ManualClock } from '../testing/index.js';
+import { MultiKV } from '../multi/index.js';
+import { EtcdKV } from './etcd_kv.js';
 import { RealBucketProvider, RealCacheProvider, RealKVProvider } from './providers.js';
 import { createRealEnv } from './real_env.js';
 
@@ -58,20 +60,63 @@ describe('RealKVProvider', () => {
   });
 
   it('says which stores are not supported yet', () => {
-    const provider = new RealKVProvider();
+    const provider = new RealKVProvider({ logger: new CapturingLogger() });
     expect(() => provider.open({ store: 'consul', host: 'localhost:8500' }, 'p/')).toThrow(
       /"consul".*not supported yet/,
     );
-    expect(() => provider.open({ store: 'etcd', endpoints: [], dialTimeoutMs: 1 }, 'p/')).toThrow(
-      /"etcd"/,
-    );
     expect(() => provider.open({ store: 'memberlist' }, 'p/')).toThrow(/"memberlist"/);
+  });
+
+  it('opens etcd clients without connecting, rejecting unusable endpoint lists', async () => {
+    const provider = new RealKVProvider({ logger: new CapturingLogger() });
+    const kv = provider.open(
+      { store: 'etcd', endpoints: ['127.0.0.1:2379'], dialTimeoutMs: 100 },
+      'p/',
+    );
+    expect(kv).toBeInstanceOf(EtcdKV);
+    await kv.close();
+    expect(() => provider.open({ store: 'etcd', endpoints: [], dialTimeoutMs: 1 }, 'p/')).toThrow(
+      /no endpoints/,
+    );
     expect(() =>
-      provider.open(
-        { store: 'multi', primary: { store: 'inmemory' }, secondary: { store: 'inmemory' } },
-        'p/',
-      ),
-    ).toThrow(/"multi"/);
+      provider.open({ store: 'etcd', endpoints: ['https://etcd:2379'], dialTimeoutMs: 1 }, 'p/'),
+    ).toThrow(/"https:\/\/etcd:2379" uses https; only http is supported/);
+  });
+
+  it('opens multi clients over the other stores and switches every open one at run time', async () => {
+    const registry = new Registry();
+    const provider = new RealKVProvider({
+      logger: new CapturingLogger(),
+      clock: new ManualClock(),
+      registry,
+    });
+    const spec = {
+      store: 'multi' as const,
+      primary: { store: 'inmemory' as const },
+      secondary: { store: 'etcd' as const, endpoints: ['127.0.0.1:1'], dialTimeoutMs: 100 },
+    };
+    const ring = provider.open(spec, 'collectors/');
+    const other = provider.open(spec, 'compactor/');
+    const closed = provider.open(spec, 'closed/');
+    expect(ring).toBeInstanceOf(MultiKV);
+    await closed.close();
+    await ring.cas('ring', () => enc.encode('desc'));
+    expect(await provider.open({ store: 'inmemory' }, 'collectors/').get('ring')).toEqual(
+      enc.encode('desc'),
+    );
+    provider.applyMultiKVConfig({ primary: 'etcd', mirror_enabled: true });
+    expect((ring as MultiKV).primaryName()).toBe('etcd');
+    expect((other as MultiKV).isMirrorEnabled()).toBe(true);
+    expect((closed as MultiKV).primaryName()).toBe('inmemory');
+    provider.switchPrimary('inmemory');
+    expect((other as MultiKV).primaryName()).toBe('inmemory');
+    expect(await registry.getSingleMetricAsString('cortex_multikv_mirror_enabled')).toContain(
+      'cortex_multikv_mirror_enabled{kv_name="compactor/"} 1',
+    );
+    expect(() =>
+      provider.open({ store: 'multi', primary: spec, secondary: { store: 'inmemory' } }, 'p/'),
+    ).toThrow(/cannot themselves be multi/);
+    await Promise.all([ring.close(), other.close()]);
   });
 });
 

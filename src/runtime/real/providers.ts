@@ -5,8 +5,12 @@ import type { BucketProvider, CacheProvider, KVProvider } from '../env.js';
 import type { KV, KVSpec } from '../kv.js';
 import type { Logger } from '../logger.js';
 import { MemoryBucket, MemoryCache, MemoryKV, MemoryKVStore } from '../memory/index.js';
-import type { MetricsRegistry } from '../metrics.js';
+import { newMetricsRegistry, type MetricsRegistry } from '../metrics.js';
+import { MultiKV, type MultiKVRuntimeSettings } from '../multi/index.js';
+import { EtcdKV } from './etcd_kv.js';
 import { FilesystemBucket } from './filesystem_bucket.js';
+import { RealClock } from './real_clock.js';
+import { createRealLogger } from './real_logger.js';
 
 /** Opens the bucket backends this build has; the object-storage clients arrive later. */
 export class RealBucketProvider implements BucketProvider {
@@ -32,23 +36,88 @@ export class RealBucketProvider implements BucketProvider {
 /**
  * Opens KV clients. Every `inmemory` client of this provider shares ONE store, as every ring
  * of a single Cortex process shares its in-memory KV, so the distributor sees the ingesters'
- * ring when both run in one process.
+ * ring when both run in one process. `etcd` clients talk to etcd's v3 HTTP gateway; `multi`
+ * composes two of the others. The provider remembers the multi clients it opened so a
+ * runtime-config reload can switch all of their primaries at once (`applyMultiKVConfig`).
  */
 export class RealKVProvider implements KVProvider {
   private readonly memoryStore = new MemoryKVStore();
+  private readonly multiClients = new Set<MultiKV>();
+  private readonly logger: Logger;
+  private readonly clock: Clock;
+  private readonly registry: MetricsRegistry;
+
+  /** Without deps (older wiring), logs go to stderr and multi metrics to a private registry. */
+  constructor(deps: { logger?: Logger; clock?: Clock; registry?: MetricsRegistry } = {}) {
+    this.logger = deps.logger ?? createRealLogger({ level: 'info' });
+    this.clock = deps.clock ?? new RealClock({}, { logger: this.logger });
+    this.registry = deps.registry ?? newMetricsRegistry();
+  }
 
   open(spec: KVSpec, prefix: string): KV {
     switch (spec.store) {
       case 'inmemory':
         return new MemoryKV({ prefix }, { store: this.memoryStore });
-      case 'consul':
       case 'etcd':
+        return new EtcdKV(
+          { endpoints: spec.endpoints, dialTimeoutMs: spec.dialTimeoutMs, prefix },
+          { logger: this.logger.child({ module: 'kv', store: 'etcd', prefix }) },
+        );
+      case 'multi': {
+        if (spec.primary.store === 'multi' || spec.secondary.store === 'multi') {
+          throw new Error('kv store "multi": the primary and secondary cannot themselves be multi');
+        }
+        const primaryKV = this.open(spec.primary, prefix);
+        let secondaryKV: KV;
+        try {
+          secondaryKV = this.open(spec.secondary, prefix);
+        } catch (err) {
+          void primaryKV.close();
+          throw err;
+        }
+        const multi: MultiKV = new MultiKV(
+          {
+            primary: spec.primary.store,
+            secondary: spec.secondary.store,
+            ...(spec.mirrorEnabled === undefined ? {} : { mirrorEnabled: spec.mirrorEnabled }),
+            ...(spec.mirrorTimeoutMs === undefined
+              ? {}
+              : { mirrorTimeoutMs: spec.mirrorTimeoutMs }),
+            name: prefix,
+          },
+          {
+            primaryKV,
+            secondaryKV,
+            clock: this.clock,
+            logger: this.logger.child({ module: 'kv', store: 'multi', prefix }),
+            registry: this.registry,
+            onClose: () => this.multiClients.delete(multi),
+          },
+        );
+        this.multiClients.add(multi);
+        return multi;
+      }
+      case 'consul':
       case 'memberlist':
-      case 'multi':
         throw new Error(
-          `kv store ${JSON.stringify(spec.store)} is not supported yet; use "inmemory" (single process)`,
+          `kv store ${JSON.stringify(spec.store)} is not supported yet: it arrives with the ` +
+            `compactor issue; use "inmemory", "etcd" or "multi"`,
         );
     }
+  }
+
+  /**
+   * Applies the runtime configuration's `multi_kv_config` to every open multi client:
+   * `primary` switches the primary store (watches move to it), `mirror_enabled` toggles
+   * mirroring. Absent or empty fields change nothing, as in Cortex.
+   */
+  applyMultiKVConfig(settings: Readonly<MultiKVRuntimeSettings>): void {
+    for (const multi of this.multiClients) multi.applyRuntimeConfig(settings);
+  }
+
+  /** Switches the primary of every open multi client to `store`; see MultiKV.switchPrimary. */
+  switchPrimary(store: string): void {
+    for (const multi of this.multiClients) multi.switchPrimary(store);
   }
 }
 

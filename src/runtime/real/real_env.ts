@@ -30,7 +30,7 @@ export function createRealEnv(opts: RealEnvOptions): Env {
     fs: new NodeFileSystem(opts.fsRoot),
     transport: new HttpTransport(opts.rpc, { logger: logger.child({ module: 'rpc' }) }),
     buckets: new RealBucketProvider({ clock }),
-    kvs: new RealKVProvider(),
+    kvs: new RealKVProvider({ logger: logger.child({ module: 'kv' }), clock, registry: metrics }),
     caches: new RealCacheProvider({ clock, registry: metrics, logger }),
     logger,
     metrics,
