@@ -1,0 +1,83 @@
+/**
+ * The distributor's building blocks: remote-write 1.0 body handling (snappy with size limits,
+ * a hand-written `prometheus.WriteRequest` decoder into a compact per-request form, and an
+ * encoder for the ingester client), per-tenant validation with Cortex's rules and messages,
+ * the ingestion rate limiter, and the HA tracker with its status page. It must never read the
+ * clock or randomness except through what it is given, never register HTTP routes itself
+ * (the app wires them), and never drop samples without counting them in a discard metric.
+ */
+export { ProtoDecodeError } from './proto_reader.js';
+export {
+  WRITE_SOURCE_API,
+  WRITE_SOURCE_RULE,
+  labelPairs,
+  sampleCount,
+  type BucketSpan,
+  type Exemplar,
+  type Histogram,
+  type MetricMetadata,
+  type SeriesData,
+  type WriteRequestData,
+} from './write_request.js';
+export { decodeWriteRequest } from './write_request_decode.js';
+export { encodeWriteRequest } from './write_request_encode.js';
+export {
+  buildWriteRequest,
+  toPlainWriteRequest,
+  type PlainSeries,
+  type PlainWriteRequest,
+} from './write_request_build.js';
+export {
+  DEFAULT_MAX_RECV_MSG_SIZE,
+  REMOTE_WRITE_V1_MESSAGE,
+  REMOTE_WRITE_V2_MESSAGE,
+  checkRemoteWriteHeaders,
+  decodeRemoteWriteBody,
+  decompressRemoteWriteBody,
+  type RemoteWriteBodyLimits,
+  type RemoteWriteHeaders,
+} from './remote_write_body.js';
+export {
+  IngestionRateLimitedError,
+  ReplicasNotMatchError,
+  TooManyHAClustersError,
+  ValidationError,
+  type DiscardReason,
+} from './errors.js';
+export {
+  DEFAULT_DISTRIBUTOR_LIMITS,
+  distributorLimitsFromOverrides,
+  type DistributorLimits,
+  type DistributorLimitsFn,
+} from './limits.js';
+export { discardedMetrics, type DiscardedMetrics } from './discarded_metrics.js';
+export {
+  EXEMPLAR_MAX_LABEL_SET_LENGTH,
+  metricNameOf,
+  validateExemplars,
+  validateLabels,
+  validateMetadata,
+  validateSamples,
+  validateWriteRequest,
+  type ValidationOutcome,
+} from './validation.js';
+export { formatLabelSet, formatMetric } from './validation_messages.js';
+export {
+  DEFAULT_RATE_LIMIT_RECHECK_MS,
+  IngestionRateLimiter,
+  TokenBucket,
+  type IngestionRateLimiterConfig,
+  type IngestionRateLimiterDeps,
+} from './rate_limiter.js';
+export {
+  DEFAULT_HA_TRACKER_CONFIG,
+  HA_DELETION_TIMEOUT_MS,
+  HATracker,
+  findHALabels,
+  removeLabelFromAllSeries,
+  type ElectedReplica,
+  type HATrackerConfig,
+  type HATrackerDeps,
+} from './ha_tracker.js';
+export { decodeReplicaDesc, encodeReplicaDesc, type ReplicaDesc } from './ha_replica_desc.js';
+export { renderHATrackerPage, type HATrackerPageInput } from './ha_tracker_page.js';

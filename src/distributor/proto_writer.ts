@@ -1,0 +1,141 @@
+/**
+ * Protocol Buffers wire-format writing into one growing buffer. A submessage is written with a
+ * one-byte length placeholder and moved right only when its length needs more bytes, so
+ * encoding stays single-pass without computing sizes up front.
+ */
+
+const utf8 = new TextEncoder();
+
+export class ProtoWriter {
+  private buf = new Uint8Array(4096);
+  private view = new DataView(this.buf.buffer);
+  pos = 0;
+
+  finish(): Uint8Array {
+    return this.buf.slice(0, this.pos);
+  }
+
+  tag(field: number, wireType: number): void {
+    this.varint32(((field << 3) | wireType) >>> 0);
+  }
+
+  varint32(v: number): void {
+    this.ensure(5);
+    let x = v >>> 0;
+    while (x >= 0x80) {
+      this.buf[this.pos++] = (x & 0x7f) | 0x80;
+      x >>>= 7;
+    }
+    this.buf[this.pos++] = x;
+  }
+
+  /** A signed 32-bit value as a varint (negatives take 10 bytes, as in Go). */
+  int32(v: number): void {
+    if (v >= 0) this.varint32(v);
+    else this.int64(v);
+  }
+
+  sint32(v: number): void {
+    this.varint32(((v << 1) ^ (v >> 31)) >>> 0);
+  }
+
+  /** An integral number in the int64/uint64 range as a two's complement varint. */
+  int64(v: number): void {
+    if (v >= 0 && v <= 0xffffffff) {
+      this.varint32(v);
+      return;
+    }
+    this.writeUnsigned64(BigInt.asUintN(64, BigInt(v)));
+  }
+
+  sint64(v: number): void {
+    if (v >= -0x40000000 && v < 0x40000000 && Number.isInteger(v)) {
+      this.varint32(((v << 1) ^ (v >> 31)) >>> 0);
+      return;
+    }
+    const b = BigInt(v);
+    this.writeUnsigned64(BigInt.asUintN(64, (b << 1n) ^ (b >> 63n)));
+  }
+
+  double(v: number): void {
+    this.ensure(8);
+    this.view.setFloat64(this.pos, v, true);
+    this.pos += 8;
+  }
+
+  bytesField(field: number, data: Uint8Array): void {
+    this.tag(field, 2);
+    this.varint32(data.length);
+    this.ensure(data.length);
+    this.buf.set(data, this.pos);
+    this.pos += data.length;
+  }
+
+  stringField(field: number, s: string): void {
+    this.tag(field, 2);
+    // Worst case 3 bytes per UTF-16 unit; encode in place, then fix the prefix.
+    this.ensure(s.length * 3 + 5);
+    const lenPos = this.pos;
+    this.pos += 1;
+    const { written } = utf8.encodeInto(s, this.buf.subarray(this.pos));
+    this.pos += written;
+    this.fixLength(lenPos, written);
+  }
+
+  /** Writes `field` as a submessage whose body `body` writes. */
+  message(field: number, body: () => void): void {
+    this.tag(field, 2);
+    this.ensure(1);
+    const lenPos = this.pos;
+    this.pos += 1;
+    body();
+    this.fixLength(lenPos, this.pos - lenPos - 1);
+  }
+
+  /** The prefix at `lenPos` was given one byte; widen it if `len` needs more. */
+  private fixLength(lenPos: number, len: number): void {
+    const size = varintSize(len);
+    if (size > 1) {
+      this.ensure(size - 1);
+      this.buf.copyWithin(lenPos + size, lenPos + 1, this.pos);
+      this.pos += size - 1;
+    }
+    let x = len;
+    let p = lenPos;
+    while (x >= 0x80) {
+      this.buf[p++] = (x & 0x7f) | 0x80;
+      x >>>= 7;
+    }
+    this.buf[p] = x;
+  }
+
+  private writeUnsigned64(z: bigint): void {
+    this.ensure(10);
+    let x = z;
+    while (x >= 0x80n) {
+      this.buf[this.pos++] = Number(x & 0x7fn) | 0x80;
+      x >>= 7n;
+    }
+    this.buf[this.pos++] = Number(x);
+  }
+
+  private ensure(n: number): void {
+    if (this.pos + n <= this.buf.length) return;
+    let size = this.buf.length * 2;
+    while (size < this.pos + n) size *= 2;
+    const next = new Uint8Array(size);
+    next.set(this.buf.subarray(0, this.pos));
+    this.buf = next;
+    this.view = new DataView(next.buffer);
+  }
+}
+
+function varintSize(v: number): number {
+  let size = 1;
+  let x = v >>> 0;
+  while (x >= 0x80) {
+    size++;
+    x >>>= 7;
+  }
+  return size;
+}

@@ -1,0 +1,344 @@
+import { ProtoReader, WIRE_BYTES, WIRE_FIXED64, WIRE_VARINT } from './proto_reader.js';
+import { StringInterner } from './string_intern.js';
+import type {
+  BucketSpan,
+  Exemplar,
+  Histogram,
+  MetricMetadata,
+  SeriesData,
+  WriteRequestData,
+} from './write_request.js';
+
+/**
+ * A hand-written decoder for `prometheus.WriteRequest` (remote write 1.0). It follows the
+ * proto3 rules protobufjs and protobuf-go apply: unknown fields are skipped, a known field
+ * sent with an unexpected wire type is skipped like an unknown one, the last value of a
+ * scalar wins, packed and unpacked repeated scalars are both accepted, and nothing may run
+ * past its enclosing message. Errors are `ProtoDecodeError`s naming the byte offset.
+ */
+export function decodeWriteRequest(buf: Uint8Array): WriteRequestData {
+  return new WriteRequestDecoder(buf).decode();
+}
+
+const EMPTY: readonly never[] = Object.freeze([]);
+
+class WriteRequestDecoder {
+  private readonly r: ProtoReader;
+  private readonly strings: StringInterner;
+  private timestamps = new Float64Array(1024);
+  private values = new Float64Array(1024);
+  private samples = 0;
+  private exemplarCount = 0;
+  private histogramCount = 0;
+
+  constructor(buf: Uint8Array) {
+    this.r = new ProtoReader(buf);
+    this.strings = new StringInterner(buf);
+  }
+
+  decode(): WriteRequestData {
+    const r = this.r;
+    const series: SeriesData[] = [];
+    const metadata: MetricMetadata[] = [];
+    let source = 0;
+    let skipLabelNameValidation = false;
+    while (r.pos < r.end) {
+      const t = r.tag();
+      const field = t >>> 3;
+      const wt = t & 7;
+      if (field === 1 && wt === WIRE_BYTES) series.push(this.timeSeries());
+      else if (field === 2 && wt === WIRE_VARINT) source = r.int32();
+      else if (field === 3 && wt === WIRE_BYTES) metadata.push(this.metadata());
+      else if (field === 1000 && wt === WIRE_VARINT) skipLabelNameValidation = r.bool();
+      else r.skip(wt, field);
+    }
+    return {
+      series,
+      timestamps: this.timestamps.subarray(0, this.samples),
+      values: this.values.subarray(0, this.samples),
+      metadata,
+      source,
+      skipLabelNameValidation,
+      exemplarCount: this.exemplarCount,
+      histogramCount: this.histogramCount,
+    };
+  }
+
+  /** Enters a length-delimited submessage; returns the outer end to restore. */
+  private enter(): number {
+    const r = this.r;
+    const stop = r.delimitedEnd();
+    const outer = r.end;
+    r.end = stop;
+    return outer;
+  }
+
+  private leave(outer: number): void {
+    this.r.end = outer;
+  }
+
+  private timeSeries(): SeriesData {
+    const r = this.r;
+    const outer = this.enter();
+    const labels: string[] = [];
+    const sampleStart = this.samples;
+    let exemplars: Exemplar[] | undefined;
+    let histograms: Histogram[] | undefined;
+    while (r.pos < r.end) {
+      const t = r.tag();
+      const field = t >>> 3;
+      const wt = t & 7;
+      if (wt === WIRE_BYTES && field >= 1 && field <= 4) {
+        if (field === 1) this.label(labels);
+        else if (field === 2) this.sample();
+        else if (field === 3) (exemplars ??= []).push(this.exemplar());
+        else (histograms ??= []).push(this.histogram());
+      } else {
+        r.skip(wt, field);
+      }
+    }
+    this.leave(outer);
+    if (exemplars !== undefined) this.exemplarCount += exemplars.length;
+    if (histograms !== undefined) this.histogramCount += histograms.length;
+    return {
+      labels,
+      sampleStart,
+      sampleEnd: this.samples,
+      exemplars: exemplars ?? EMPTY,
+      histograms: histograms ?? EMPTY,
+    };
+  }
+
+  /** Appends `name, value` of one `Label` message to `out`. */
+  private label(out: string[]): void {
+    const r = this.r;
+    const outer = this.enter();
+    let name = '';
+    let value = '';
+    while (r.pos < r.end) {
+      const t = r.tag();
+      const field = t >>> 3;
+      const wt = t & 7;
+      if (wt === WIRE_BYTES && (field === 1 || field === 2)) {
+        const stop = r.delimitedEnd();
+        const s = this.strings.intern(r.pos, stop);
+        r.pos = stop;
+        if (field === 1) name = s;
+        else value = s;
+      } else {
+        r.skip(wt, field);
+      }
+    }
+    this.leave(outer);
+    out.push(name, value);
+  }
+
+  private sample(): void {
+    const r = this.r;
+    const outer = this.enter();
+    let value = 0;
+    let timestamp = 0;
+    while (r.pos < r.end) {
+      const t = r.tag();
+      const field = t >>> 3;
+      const wt = t & 7;
+      if (field === 1 && wt === WIRE_FIXED64) value = r.double();
+      else if (field === 2 && wt === WIRE_VARINT) timestamp = r.int64();
+      else r.skip(wt, field);
+    }
+    this.leave(outer);
+    if (this.samples === this.timestamps.length) this.growSamples();
+    this.timestamps[this.samples] = timestamp;
+    this.values[this.samples] = value;
+    this.samples++;
+  }
+
+  private growSamples(): void {
+    const ts = new Float64Array(this.timestamps.length * 2);
+    ts.set(this.timestamps);
+    this.timestamps = ts;
+    const vs = new Float64Array(this.values.length * 2);
+    vs.set(this.values);
+    this.values = vs;
+  }
+
+  private exemplar(): Exemplar {
+    const r = this.r;
+    const outer = this.enter();
+    const labels: string[] = [];
+    let value = 0;
+    let timestamp = 0;
+    while (r.pos < r.end) {
+      const t = r.tag();
+      const field = t >>> 3;
+      const wt = t & 7;
+      if (field === 1 && wt === WIRE_BYTES) this.label(labels);
+      else if (field === 2 && wt === WIRE_FIXED64) value = r.double();
+      else if (field === 3 && wt === WIRE_VARINT) timestamp = r.int64();
+      else r.skip(wt, field);
+    }
+    this.leave(outer);
+    return { labels, value, timestamp };
+  }
+
+  private metadata(): MetricMetadata {
+    const r = this.r;
+    const outer = this.enter();
+    let type = 0;
+    let metricFamilyName = '';
+    let help = '';
+    let unit = '';
+    while (r.pos < r.end) {
+      const t = r.tag();
+      const field = t >>> 3;
+      const wt = t & 7;
+      if (field === 1 && wt === WIRE_VARINT) {
+        type = r.int32();
+      } else if (wt === WIRE_BYTES && (field === 2 || field === 4 || field === 5)) {
+        const stop = r.delimitedEnd();
+        const s = this.strings.intern(r.pos, stop);
+        r.pos = stop;
+        if (field === 2) metricFamilyName = s;
+        else if (field === 4) help = s;
+        else unit = s;
+      } else {
+        r.skip(wt, field);
+      }
+    }
+    this.leave(outer);
+    return { type, metricFamilyName, help, unit };
+  }
+
+  private histogram(): Histogram {
+    const r = this.r;
+    const outer = this.enter();
+    const h: Histogram = {
+      sum: 0,
+      schema: 0,
+      zeroThreshold: 0,
+      negativeSpans: [],
+      negativeDeltas: [],
+      negativeCounts: [],
+      positiveSpans: [],
+      positiveDeltas: [],
+      positiveCounts: [],
+      resetHint: 0,
+      timestamp: 0,
+      customValues: [],
+    };
+    while (r.pos < r.end) {
+      const t = r.tag();
+      const field = t >>> 3;
+      const wt = t & 7;
+      switch (field) {
+        case 1:
+          if (wt !== WIRE_VARINT) break;
+          h.countInt = r.uint64();
+          delete h.countFloat;
+          continue;
+        case 2:
+          if (wt !== WIRE_FIXED64) break;
+          h.countFloat = r.double();
+          delete h.countInt;
+          continue;
+        case 3:
+          if (wt !== WIRE_FIXED64) break;
+          h.sum = r.double();
+          continue;
+        case 4:
+          if (wt !== WIRE_VARINT) break;
+          h.schema = r.sint32();
+          continue;
+        case 5:
+          if (wt !== WIRE_FIXED64) break;
+          h.zeroThreshold = r.double();
+          continue;
+        case 6:
+          if (wt !== WIRE_VARINT) break;
+          h.zeroCountInt = r.uint64();
+          delete h.zeroCountFloat;
+          continue;
+        case 7:
+          if (wt !== WIRE_FIXED64) break;
+          h.zeroCountFloat = r.double();
+          delete h.zeroCountInt;
+          continue;
+        case 8:
+        case 11:
+          if (wt !== WIRE_BYTES) break;
+          (field === 8 ? h.negativeSpans : h.positiveSpans).push(this.bucketSpan());
+          continue;
+        case 9:
+        case 12:
+          if (this.repeatedSint64(wt, field === 9 ? h.negativeDeltas : h.positiveDeltas)) continue;
+          break;
+        case 10:
+        case 13:
+        case 16: {
+          const into =
+            field === 10 ? h.negativeCounts : field === 13 ? h.positiveCounts : h.customValues;
+          if (this.repeatedDouble(wt, into)) continue;
+          break;
+        }
+        case 14:
+          if (wt !== WIRE_VARINT) break;
+          h.resetHint = r.int32();
+          continue;
+        case 15:
+          if (wt !== WIRE_VARINT) break;
+          h.timestamp = r.int64();
+          continue;
+      }
+      r.skip(wt, field);
+    }
+    this.leave(outer);
+    return h;
+  }
+
+  private bucketSpan(): BucketSpan {
+    const r = this.r;
+    const outer = this.enter();
+    let offset = 0;
+    let length = 0;
+    while (r.pos < r.end) {
+      const t = r.tag();
+      const field = t >>> 3;
+      const wt = t & 7;
+      if (field === 1 && wt === WIRE_VARINT) offset = r.sint32();
+      else if (field === 2 && wt === WIRE_VARINT) length = r.uint32();
+      else r.skip(wt, field);
+    }
+    this.leave(outer);
+    return { offset, length };
+  }
+
+  /** Packed (wire type 2) or one unpacked element; false when the wire type fits neither. */
+  private repeatedSint64(wt: number, into: number[]): boolean {
+    const r = this.r;
+    if (wt === WIRE_VARINT) {
+      into.push(r.sint64());
+      return true;
+    }
+    if (wt !== WIRE_BYTES) return false;
+    const outer = this.enter();
+    while (r.pos < r.end) into.push(r.sint64());
+    this.leave(outer);
+    return true;
+  }
+
+  private repeatedDouble(wt: number, into: number[]): boolean {
+    const r = this.r;
+    if (wt === WIRE_FIXED64) {
+      into.push(r.double());
+      return true;
+    }
+    if (wt !== WIRE_BYTES) return false;
+    const start = r.pos;
+    const stop = r.delimitedEnd();
+    if ((stop - r.pos) % 8 !== 0) {
+      r.fail(`packed doubles of ${stop - r.pos} bytes (not a multiple of 8)`, start);
+    }
+    while (r.pos < stop) into.push(r.double());
+    return true;
+  }
+}
