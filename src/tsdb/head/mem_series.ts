@@ -60,13 +60,9 @@ export class MemSeries {
   private open: XorChunk | null = null;
   private openAppender: XorAppender | null = null;
   private openMinTime = 0;
-  private openMaxTime = EMPTY_CHUNK_MAX_TIME;
-  /** Samples in the open chunk (kept here so the append path never reads chunk bytes). */
-  private openCount = 0;
+  // The open chunk's newest timestamp, sample count and newest value bits are read from its
+  // appender rather than kept here too: the commit path then writes one object per sample.
   private nextAt = Number.MIN_SAFE_INTEGER;
-  /** Bits of the newest sample's value (for the duplicate check). */
-  lastValueHi = 0;
-  lastValueLo = 0;
   /** Whether a series record for this series is in the WAL (or a checkpoint) already. */
   logged = false;
   /**
@@ -82,6 +78,19 @@ export class MemSeries {
     readonly ref: number,
     readonly labels: Labels,
   ) {}
+
+  /** Bits of the newest in-order sample's value (for the duplicate check; 0 without one). */
+  get lastValueHi(): number {
+    return this.openAppender === null ? 0 : this.openAppender.lastValueHi();
+  }
+
+  get lastValueLo(): number {
+    return this.openAppender === null ? 0 : this.openAppender.lastValueLo();
+  }
+
+  private get openMaxTime(): number {
+    return this.openAppender === null ? EMPTY_CHUNK_MAX_TIME : this.openAppender.lastTimestamp();
+  }
 
   /** Timestamp of the newest in-order sample, or EMPTY_CHUNK_MAX_TIME without samples. */
   maxTime(): number {
@@ -130,8 +139,8 @@ export class MemSeries {
     // The common case in a few comparisons: the same outcome decideFloatAppend reaches when
     // no rule fires (no cut, no end-time prediction, nextAt unchanged). It touches only this
     // object and the appender: at 10k+ series, cache misses are most of the cost.
-    if (app !== null && t > this.openMaxTime && t < this.nextAt) {
-      const n = this.openCount;
+    if (app !== null && t < this.nextAt && t > app.lastTimestamp()) {
+      const n = app.numSamples();
       const spc = opts.samplesPerChunk;
       if (
         n !== 0 &&
@@ -140,10 +149,6 @@ export class MemSeries {
         (opts.rules === 'v2.42' || app.numBytes() <= MAX_BYTES_PER_XOR_CHUNK - MAX_XOR_SAMPLE_BYTES)
       ) {
         app.appendBits(t, hi, lo);
-        this.openCount = n + 1;
-        this.openMaxTime = t;
-        this.lastValueHi = hi;
-        this.lastValueLo = lo;
         return 'ok';
       }
     }
@@ -166,7 +171,7 @@ export class MemSeries {
       const o = scratch.open;
       o.minTime = this.openMinTime;
       o.maxTime = this.openMaxTime;
-      o.numSamples = this.openCount;
+      o.numSamples = open.numSamples();
       o.numBytes = open.numBytes();
       state.openChunk = o;
     }
@@ -175,21 +180,19 @@ export class MemSeries {
     const decision = decideFloatAppend(state, t, Encoding.XOR, opts);
     if (!decision.inOrder) return false;
     if (decision.cutNewChunk) {
+      // The open chunk's bytes are only ever handed out as copies (head_read), so the buffer
+      // it wrote into can take the next chunk: no regrowing from 128 bytes per chunk.
+      let spare: Uint8Array | undefined;
       if (open !== null) {
-        open.compact();
+        spare = open.compact();
         this.completed.push({ chunk: open, minTime: this.openMinTime, maxTime: this.openMaxTime });
       }
-      this.open = new XorChunk();
+      this.open = new XorChunk(undefined, spare);
       this.openAppender = this.open.appender();
       this.openMinTime = t;
-      this.openCount = 0;
     }
     this.nextAt = decision.nextAt;
     (this.openAppender as XorAppender).appendBits(t, hi, lo);
-    this.openCount++;
-    this.openMaxTime = t;
-    this.lastValueHi = hi;
-    this.lastValueLo = lo;
     return decision.cutNewChunk ? 'cut' : 'ok';
   }
 
@@ -291,7 +294,6 @@ export class MemSeries {
       // Every in-order sample is before mint.
       this.open = null;
       this.openAppender = null;
-      this.openCount = 0;
       drop++;
     }
     return drop;
