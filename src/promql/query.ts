@@ -17,6 +17,14 @@ export interface EngineOptions {
   readonly noStepSubqueryIntervalFn: (rangeMs: number) => number;
   /** Enables functions Prometheus gates behind `--enable-feature=promql-experimental-functions`. */
   readonly enableExperimentalFunctions: boolean;
+  /**
+   * Prometheus's `--enable-feature=promql-delayed-name-removal` (experimental, off by
+   * default; its test engine turns it on): `__name__` is only marked for removal where an
+   * operation changes a series' meaning and removed when the result leaves the engine, so
+   * e.g. `label_replace` after `rate()` still sees it. Off: removed immediately, as
+   * Prometheus does by default.
+   */
+  readonly enableDelayedNameRemoval: boolean;
 }
 
 export const DEFAULT_ENGINE_OPTIONS: EngineOptions = {
@@ -25,6 +33,7 @@ export const DEFAULT_ENGINE_OPTIONS: EngineOptions = {
   timeout: 2 * 60 * 1000,
   noStepSubqueryIntervalFn: () => 60 * 1000,
   enableExperimentalFunctions: true,
+  enableDelayedNameRemoval: false,
 };
 
 export interface QueryOptions {

@@ -7,7 +7,15 @@ import { compareGoStrings, type Labels } from '../../model/index.js';
 import { QueryExecutionError } from '../errors.js';
 import type { BinaryOp, VectorMatching } from '../parser/ast.js';
 import type { Sample } from '../value.js';
-import { dropMetadataLabels, goMod, goPow, keepLabels, matchLabels, setLabel } from './util.js';
+import {
+  dropMetadataLabels,
+  goMod,
+  goPow,
+  keepLabels,
+  matchLabels,
+  setLabel,
+  type NameDropper,
+} from './util.js';
 
 /** Operators whose result is no longer "the same metric" (Prometheus changesMetricSchema). */
 export function changesMetricSchema(op: BinaryOp): boolean {
@@ -208,6 +216,7 @@ function resultMetric(
   rhs: Labels,
   op: BinaryOp,
   matching: VectorMatching,
+  dropNow: boolean,
   cache: BinopCache,
 ): Labels {
   let byRhs = cache.resultMetric.get(lhs);
@@ -225,17 +234,22 @@ function resultMetric(
       : m.without(...matching.matchingLabels);
   }
   for (const ln of matching.include) m = setLabel(m, ln, rhs.get(ln));
+  if (dropNow) m = dropMetadataLabels(m);
   byRhs.set(rhs, m);
   return m;
 }
 
-/** Arithmetic and comparison between two vectors. */
+/**
+ * Arithmetic and comparison between two vectors. Without delayed name removal a `bool`
+ * comparison drops the name before the uniqueness checks, as Prometheus's VectorBinop does.
+ */
 export function vectorBinop(
   op: BinaryOp,
   lhsIn: readonly Sample[],
   rhsIn: readonly Sample[],
   matching: VectorMatching,
   returnBool: boolean,
+  delayedNameRemoval: boolean,
   lsigsIn: readonly number[],
   rsigsIn: readonly number[],
   cache: BinopCache,
@@ -280,7 +294,8 @@ export function vectorBinop(
       const fr = swapped ? ls.f : rs.f;
       const keep = elemKeep(op, fl, fr);
       const value = returnBool ? (keep ? 1 : 0) : elemValue(op, fl, fr);
-      const metric = resultMetric(ls.metric, rs.metric, op, matching, cache);
+      const dropNow = returnBool && !delayedNameRemoval;
+      const metric = resultMetric(ls.metric, rs.metric, op, matching, dropNow, cache);
       const inserted = matched[sig];
       if (oneToOne) {
         if (inserted !== undefined) {
@@ -318,17 +333,23 @@ function nonUniqueGrouping(): QueryExecutionError {
   );
 }
 
-/** A vector ∘ a scalar; `swap` when the scalar is on the left-hand side. */
+/**
+ * A vector ∘ a scalar; `swap` when the scalar is on the left-hand side. Arithmetic and `bool`
+ * drop the name: at once, or only marked with delayed name removal.
+ */
 export function vectorScalarBinop(
   op: BinaryOp,
   lhs: readonly Sample[],
   scalar: number,
   swap: boolean,
   returnBool: boolean,
+  /** Drops names at once; null with delayed name removal (names are only marked). */
+  dropper: NameDropper | null,
   out: Sample[],
 ): Sample[] {
   const comparison = isComparison(op);
   const dropName = changesMetricSchema(op) || returnBool;
+  const dropNow = dropName ? dropper : null;
   for (const s of lhs) {
     const lf = swap ? scalar : s.f;
     const rf = swap ? s.f : scalar;
@@ -341,7 +362,7 @@ export function vectorScalarBinop(
     }
     if (!keep) continue;
     out.push({
-      metric: s.metric,
+      metric: dropNow === null ? s.metric : dropNow.drop(s.metric),
       t: s.t,
       f: value,
       dropName: dropName || s.dropName === true,

@@ -4,6 +4,7 @@
 // rewritten into a matrix selector; timestamp() over a selector reads sample times;
 // label_replace/label_join work per series so the name can be kept or dropped as
 // Prometheus 3 does; absent_over_time and the rate/increase counter hint are handled here.
+// Names are dropped at once, or only marked for the end with delayed name removal.
 import { goQuote, Labels, Matcher } from '../../model/index.js';
 import { PromQLError, QueryExecutionError } from '../errors.js';
 import type { FunctionCall } from '../function_call.js';
@@ -16,7 +17,13 @@ import { NodeHelper } from './evaluator.js';
 import { mergeSeriesWithSameLabelset } from './merge.js';
 import { instantSampleTime, rangePoints, upperBoundFrom } from './selectors.js';
 import type { EMatrix, ESeries, MSample } from './types.js';
-import { unwrapStepInvariant } from './util.js';
+import {
+  containsSameLabelset,
+  dropMetadataLabels,
+  NameDropper,
+  SAME_LABELSET,
+  unwrapStepInvariant,
+} from './util.js';
 
 /** A mutable point handed to range functions (reused across steps of one series). */
 interface MPoint {
@@ -66,7 +73,11 @@ export function evalCall(ev: Evaluator, e: Call): EMatrix {
   }
   const fn = lookup(ev, e.func);
   if (matrixIndex < 0) {
-    return ev.rangeEval(e.args, (v, _s, enh) => fn(v, [], e.args, enh));
+    if (ev.ctx.config.delayedNameRemoval) {
+      return ev.rangeEval(e.args, (v, _s, enh) => fn(v, [], e.args, enh));
+    }
+    const dropper = new NameDropper();
+    return ev.rangeEval(e.args, (v, _s, enh) => dropper.dropMarked(fn(v, [], e.args, enh)));
   }
   return evalRangeFunction(ev, e, fn, matrixIndex);
 }
@@ -147,6 +158,7 @@ function evalRangeFunction(ev: Evaluator, e: Call, fn: FunctionCall, matrixIndex
   }));
 
   const dropName = e.func !== 'last_over_time' && e.func !== 'first_over_time';
+  const delayed = ctx.config.delayedNameRemoval;
   const enh = new NodeHelper(ctx);
   const window: MPoint[] = [];
   const inSeries: { metric: Labels; floats: FPoint[]; dropName: boolean } = {
@@ -168,7 +180,12 @@ function evalRangeFunction(ev: Evaluator, e: Call, fn: FunctionCall, matrixIndex
     for (const p of window) pool.push(p);
     window.length = 0;
     // A subquery's series may already be marked (e.g. last_over_time(abs(x)[5m:])).
-    const res: ESeries = { metric: src.labels, ts: [], fs: [], dropName: dropName || src.dropName };
+    const res: ESeries = {
+      metric: dropName && !delayed ? dropMetadataLabels(src.labels) : src.labels,
+      ts: [],
+      fs: [],
+      dropName: dropName || src.dropName,
+    };
     let lo = 0;
     let hi = 0;
     let step = -1;
@@ -249,6 +266,8 @@ function evalRangeFunction(ev: Evaluator, e: Call, fn: FunctionCall, matrixIndex
   ctx.currentSamples -= subquerySamples;
 
   if (e.func === 'absent_over_time') return absentOverTime(ev, out, arg, dropName);
+  // Without delayed name removal, series whose names were just dropped must stay distinct.
+  if (!delayed && containsSameLabelset(out)) throw new QueryExecutionError(SAME_LABELSET);
   return out;
 }
 
@@ -278,6 +297,7 @@ function timestampOverSelector(ev: Evaluator, e: Call, vs: VectorSelector): EMat
   const ctx = ev.ctx;
   const series = ev.seriesOf(vs);
   const objs: MSample[] = series.map((s) => ({ metric: s.labels, t: 0, f: 0, dropName: false }));
+  const dropper = ctx.config.delayedNameRemoval ? null : new NameDropper();
   return ev.rangeEval([], (_v, _s, enh) => {
     // With `@`, Prometheus sets the offset to (step − @), which ignores any `offset` modifier.
     const ref = vs.timestamp !== undefined ? vs.timestamp : enh.ts - ev.offsetOf(vs);
@@ -293,7 +313,8 @@ function timestampOverSelector(ev: Evaluator, e: Call, vs: VectorSelector): EMat
       ctx.checkSamples();
     }
     ctx.updatePeak();
-    return fn([vec], [], e.args, enh);
+    const res = fn([vec], [], e.args, enh);
+    return dropper === null ? res : dropper.dropMarked(res);
   });
 }
 

@@ -37,6 +37,12 @@ export interface QueryContextConfig {
   readonly signal: AbortSignal | undefined;
   /** The query is a range query (some functions warn that they are ineffective then). */
   readonly rangeQuery: boolean;
+  /**
+   * Prometheus's EnableDelayedNameRemoval: names are only marked for dropping and removed at
+   * the end. When false they are removed where an operation drops them, and the "same
+   * labelset" checks happen there.
+   */
+  readonly delayedNameRemoval: boolean;
 }
 
 export class QueryContext {

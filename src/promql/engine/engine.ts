@@ -1,14 +1,10 @@
 // The default PromQL engine (Prometheus promql.Engine): prepares a query (parse, preprocess,
 // one querier for the whole time range, one Select per selector), evaluates it as a range
-// evaluation (an instant query is one step), removes names marked for dropping, and shapes
-// the result as vector, scalar, string or matrix. Limits: the sample limit, a deadline read
+// evaluation (an instant query is one step), removes names marked for dropping (with
+// delayed name removal), and shapes the result as vector, scalar, string or matrix. Limits: the sample limit, a deadline read
 // from the injected clock between steps and storage calls, and the caller's AbortSignal.
-import type { Clock } from '../../runtime/index.js';
-import { Annotations } from '../annotations.js';
-import { PromQLError, StorageError } from '../errors.js';
-import type { FunctionCall } from '../function_call.js';
-import { FUNCTIONS } from '../functions/index.js';
-import { documentedType, exprType, parseExpr, unwrapParens, type Expr } from '../parser/index.js';
+import { PromQLError } from '../errors.js';
+import { unwrapParens, type Expr, type exprType } from '../parser/index.js';
 import {
   DEFAULT_ENGINE_OPTIONS,
   type EngineOptions,
@@ -16,24 +12,17 @@ import {
   type QueryOptions,
   type QueryResult,
 } from '../query.js';
-import type { Querier, Queryable } from '../storage.js';
+import type { Queryable } from '../storage.js';
 import type { QueryValue, Series, Vector } from '../value.js';
 import { Labels } from '../../model/index.js';
-import { QueryContext } from './context.js';
+import type { QueryContext } from './context.js';
 import { Evaluator } from './evaluator.js';
-import { preprocessExpr } from './preprocess.js';
-import { findMinMaxTime, planSelectors, populateSeries } from './selectors.js';
-import type { EMatrix } from './types.js';
 import { cleanupMetricLabels } from './merge.js';
+import { badStep, normalizeOptions, prepareQuery, type QueryDeps } from './prepare.js';
+import { populateSeries } from './selectors.js';
+import type { EMatrix } from './types.js';
 
-export interface EngineDeps {
-  /** Source of time for the query timeout; without one the timeout is not enforced. */
-  readonly clock?: Clock;
-  /** Parses a query string (defaults to the parser's parseExpr). */
-  readonly parse?: (query: string) => Expr;
-  /** The function library (defaults to the functions module's FUNCTIONS). */
-  readonly functions?: ReadonlyMap<string, FunctionCall>;
-}
+export type EngineDeps = QueryDeps;
 
 export class Engine implements PromQLEngine {
   private readonly options: EngineOptions;
@@ -42,10 +31,10 @@ export class Engine implements PromQLEngine {
     options: Partial<EngineOptions>,
     private readonly deps: EngineDeps,
   ) {
-    this.options = { ...DEFAULT_ENGINE_OPTIONS, ...options };
-    if (this.options.lookbackDelta <= 0) {
-      this.options = { ...this.options, lookbackDelta: DEFAULT_ENGINE_OPTIONS.lookbackDelta };
-    }
+    this.options = normalizeOptions(
+      { ...DEFAULT_ENGINE_OPTIONS, ...options },
+      DEFAULT_ENGINE_OPTIONS,
+    );
   }
 
   instantQuery(
@@ -65,26 +54,9 @@ export class Engine implements PromQLEngine {
     step: number,
     options?: QueryOptions,
   ): Promise<QueryResult> {
-    if (!(step > 0)) {
-      return Promise.reject(
-        new PromQLError(
-          'bad_data',
-          'zero or negative query resolution step widths are not accepted. Try a positive integer',
-        ),
-      );
-    }
+    const err = badStep(step);
+    if (err !== undefined) return Promise.reject(err);
     return this.exec(queryable, query, start, end, step, options);
-  }
-
-  private parse(query: string | Expr): { expr: Expr; text: string } {
-    if (typeof query !== 'string') return { expr: query, text: '' };
-    const expr =
-      this.deps.parse !== undefined
-        ? this.deps.parse(query)
-        : parseExpr(query, {
-            enableExperimentalFunctions: this.options.enableExperimentalFunctions,
-          });
-    return { expr, text: query };
   }
 
   private async exec(
@@ -95,53 +67,22 @@ export class Engine implements PromQLEngine {
     interval: number,
     options: QueryOptions | undefined,
   ): Promise<QueryResult> {
-    const { expr: parsed, text } = this.parse(query);
-    const type = exprType(parsed);
-    if (interval !== 0 && type !== 'vector' && type !== 'scalar') {
-      throw new PromQLError(
-        'bad_data',
-        `invalid expression type "${documentedType(type)}" for range query, must be Scalar or instant Vector`,
-      );
-    }
-    const expr = preprocessExpr(parsed, start, end, interval);
-    const lookbackDelta =
-      options?.lookbackDelta !== undefined && options.lookbackDelta > 0
-        ? options.lookbackDelta
-        : this.options.lookbackDelta;
-    const clock = this.deps.clock;
-    const now = clock === undefined ? () => 0 : () => clock.now();
-    const timeouts = [this.options.timeout, options?.timeout ?? 0].filter((t) => t > 0);
-    const deadline =
-      clock !== undefined && timeouts.length > 0 ? clock.now() + Math.min(...timeouts) : undefined;
-    const annotations = new Annotations();
-    const ctx = new QueryContext({
-      maxSamples: this.options.maxSamples,
-      lookbackDelta,
-      noStepSubqueryIntervalFn: this.options.noStepSubqueryIntervalFn,
-      functions: this.deps.functions ?? FUNCTIONS,
-      annotations,
-      query: text,
-      now,
-      deadline,
-      signal: options?.signal,
-      rangeQuery: interval !== 0,
-    });
-    ctx.checkDone('query execution');
-
-    const stmt = { expr, start, end, interval, lookbackDelta };
-    const plans = planSelectors(stmt, this.options.noStepSubqueryIntervalFn);
-    const [mint, maxt] = findMinMaxTime(plans);
-    let querier: Querier;
-    try {
-      querier = await queryable.querier(mint, maxt);
-    } catch (err) {
-      throw asStorageError(err);
-    }
+    const q = await prepareQuery(
+      this.options,
+      this.deps,
+      queryable,
+      query,
+      start,
+      end,
+      interval,
+      options,
+    );
+    const { expr, type, ctx, querier } = q;
     let mat: EMatrix;
     try {
-      await populateSeries(ctx, querier, plans);
+      await populateSeries(ctx, querier, q.plans);
       const ev = new Evaluator(ctx, start, end, interval === 0 ? 1 : interval);
-      mat = type === 'string' ? [] : guard(() => cleanupMetricLabels(ev.eval(expr)));
+      mat = type === 'string' ? [] : guard(() => finishNames(ctx, ev.eval(expr)));
     } finally {
       await querier.close();
     }
@@ -151,8 +92,20 @@ export class Engine implements PromQLEngine {
       peakSamples: ctx.peakSamples,
       engine: 'prometheus' as const,
     };
-    return { value: shapeResult(expr, type, mat, start, interval === 0), annotations, stats };
+    return {
+      value: shapeResult(expr, type, mat, start, interval === 0),
+      annotations: ctx.config.annotations,
+      stats,
+    };
   }
+}
+
+/**
+ * With delayed name removal, drops the names marked for dropping and merges series that now
+ * share a label set (Prometheus evaluator.Eval); without it they were dropped already.
+ */
+export function finishNames(ctx: QueryContext, mat: EMatrix): EMatrix {
+  return ctx.config.delayedNameRemoval ? cleanupMetricLabels(mat) : mat;
 }
 
 /** Runs the synchronous evaluation, turning stray exceptions into Prometheus's error kinds. */
@@ -164,12 +117,6 @@ function guard<T>(fn: () => T): T {
     const msg = err instanceof Error ? err.message : String(err);
     throw new PromQLError('internal', `unexpected error: ${msg}`);
   }
-}
-
-function asStorageError(err: unknown): PromQLError {
-  if (err instanceof PromQLError) return err;
-  const msg = err instanceof Error ? err.message : String(err);
-  return new StorageError(msg, err);
 }
 
 function toSeries(mat: EMatrix): Series[] {

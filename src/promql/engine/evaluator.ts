@@ -42,8 +42,10 @@ import {
 } from './binary.js';
 import { evalCall } from './calls.js';
 import type { LoadedSeries, QueryContext } from './context.js';
+import { mergeSeriesWithSameLabelset } from './merge.js';
 import { evalInstantSelector, rangePoints, upperBoundFrom } from './selectors.js';
 import type { EMatrix, ESeries, MSample } from './types.js';
+import { containsSameLabelset, dropMetadataLabels, NameDropper, SAME_LABELSET } from './util.js';
 
 /** Key under which functions find the `line:col` formatter in `enh.cache`. */
 const POSITION_FORMATTER_KEY = 'positionFormatter';
@@ -100,13 +102,14 @@ export class Evaluator {
         return this.eval(e.expr);
       case 'UnaryExpr': {
         const mat = this.eval(e.expr);
-        if (e.op === '-') {
-          for (const s of mat) {
-            s.dropName = true;
-            for (let i = 0; i < s.fs.length; i++) s.fs[i] = -(s.fs[i] as number);
-          }
+        if (e.op !== '-') return mat;
+        const delayed = this.ctx.config.delayedNameRemoval;
+        for (const s of mat) {
+          if (!delayed) s.metric = dropMetadataLabels(s.metric);
+          s.dropName = true;
+          for (let i = 0; i < s.fs.length; i++) s.fs[i] = -(s.fs[i] as number);
         }
-        return mat;
+        return delayed ? mat : mergeSeriesWithSameLabelset(mat);
       }
       case 'BinaryExpr':
         return this.evalBinary(e);
@@ -296,6 +299,9 @@ export class Evaluator {
       ctx.checkSamples();
 
       if (this.start === this.end) {
+        if (!ctx.config.delayedNameRemoval && containsSameLabelset(result)) {
+          throw new QueryExecutionError(SAME_LABELSET);
+        }
         const mat: EMatrix = result.map((s) => ({
           metric: s.metric,
           ts: [ts],
@@ -316,7 +322,7 @@ export class Evaluator {
         }
         if (entry !== undefined) {
           if (entry.last === ts) {
-            throw new QueryExecutionError('vector cannot contain metrics with the same labelset');
+            throw new QueryExecutionError(SAME_LABELSET);
           }
           entry.last = ts;
         } else {
@@ -346,6 +352,8 @@ export class Evaluator {
     const lt = exprType(e.lhs);
     const rt = exprType(e.rhs);
     const op = e.op;
+    const delayed = this.ctx.config.delayedNameRemoval;
+    const dropper = delayed ? null : new NameDropper();
     if (lt === 'scalar' && rt === 'scalar') {
       return this.rangeEval([e.lhs, e.rhs], (v, _s, enh) => {
         const l = (v[0] as Sample[])[0];
@@ -378,7 +386,7 @@ export class Evaluator {
             case 'unless':
               return vectorUnless(l, r, ls, rs, numSigs, enh.out);
             default:
-              return vectorBinop(op, l, r, matching, e.returnBool, ls, rs, cache, enh.out);
+              return vectorBinop(op, l, r, matching, e.returnBool, delayed, ls, rs, cache, enh.out);
           }
         },
         matching,
@@ -388,14 +396,14 @@ export class Evaluator {
       return this.rangeEval([e.lhs, e.rhs], (v, _s, enh) => {
         const s = (v[1] as Sample[])[0];
         if (s === undefined) return enh.out;
-        return vectorScalarBinop(op, v[0] as Sample[], s.f, false, e.returnBool, enh.out);
+        return vectorScalarBinop(op, v[0] as Sample[], s.f, false, e.returnBool, dropper, enh.out);
       });
     }
     if (lt === 'scalar' && rt === 'vector') {
       return this.rangeEval([e.lhs, e.rhs], (v, _s, enh) => {
         const s = (v[0] as Sample[])[0];
         if (s === undefined) return enh.out;
-        return vectorScalarBinop(op, v[1] as Sample[], s.f, true, e.returnBool, enh.out);
+        return vectorScalarBinop(op, v[1] as Sample[], s.f, true, e.returnBool, dropper, enh.out);
       });
     }
     throw new PromQLError('internal', `unexpected operand types ${lt} and ${rt} of ${op}`);

@@ -4,7 +4,7 @@
 // mergeSeriesWithSameLabelset); a collision is the "same labelset" error.
 import { QueryExecutionError } from '../errors.js';
 import type { EMatrix } from './types.js';
-import { dropMetadataLabels } from './util.js';
+import { dropMetadataLabels, SAME_LABELSET } from './util.js';
 
 /**
  * Drops names marked for dropping, then merges series that now share a label set, failing
@@ -51,7 +51,7 @@ export function mergeSeriesWithSameLabelset(mat: EMatrix): EMatrix {
     points.sort((a, b) => a[0] - b[0]);
     for (let j = 1; j < points.length; j++) {
       if ((points[j] as [number, number])[0] === (points[j - 1] as [number, number])[0]) {
-        throw new QueryExecutionError('vector cannot contain metrics with the same labelset');
+        throw new QueryExecutionError(SAME_LABELSET);
       }
     }
     merged.push({

@@ -230,7 +230,10 @@ describe('binary operators', () => {
   });
 });
 
-describe('__name__ dropping (name_label_dropping.test)', () => {
+describe('__name__ dropping with delayed name removal (name_label_dropping.test)', () => {
+  // name_label_dropping.test runs on Prometheus's test engine, which delays name removal.
+  const engine = new Engine({ enableDelayedNameRemoval: true }, {});
+
   function metrics(): TestStorage {
     const st = new TestStorage();
     load(st, 5 * M, { __name__: 'metric_total', env: '1' }, [0, 60, 120]);

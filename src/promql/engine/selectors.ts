@@ -83,7 +83,7 @@ function lastSubqueryInterval(path: readonly Expr[], fn: (rangeMs: number) => nu
   return interval;
 }
 
-interface SelectorPlan {
+export interface SelectorPlan {
   readonly selector: VectorSelector;
   readonly hints: SelectHints;
 }

@@ -54,6 +54,56 @@ export function dropMetadataLabels(l: Labels): Labels {
     : l;
 }
 
+/**
+ * Drops the metric name and type/unit labels where Prometheus drops them at once (without
+ * delayed name removal), remembering the result per input label set: series keep their
+ * Labels object from step to step, so each is rebuilt once per node, not once per step.
+ */
+export class NameDropper {
+  private readonly cache = new Map<Labels, Labels>();
+
+  drop(l: Labels): Labels {
+    let d = this.cache.get(l);
+    if (d === undefined) {
+      d = dropMetadataLabels(l);
+      this.cache.set(l, d);
+    }
+    return d;
+  }
+
+  /**
+   * A function's outputs marked for name dropping lose the name now (Prometheus's functions
+   * call DropReserved themselves when delayed removal is off; ours only mark them).
+   */
+  dropMarked<T extends { metric: Labels; dropName?: boolean }>(vec: T[]): T[] {
+    for (let i = 0; i < vec.length; i++) {
+      const s = vec[i] as T;
+      if (s.dropName !== true) continue;
+      const metric = this.drop(s.metric);
+      if (metric !== s.metric) vec[i] = { ...s, metric };
+    }
+    return vec;
+  }
+}
+
+export const SAME_LABELSET = 'vector cannot contain metrics with the same labelset';
+
+/** Whether two elements share a label set (Prometheus Vector/Matrix.ContainsSameLabelset). */
+export function containsSameLabelset(items: readonly { metric: Labels }[]): boolean {
+  if (items.length <= 1) return false;
+  if (items.length === 2) {
+    const [a, b] = items as readonly [{ metric: Labels }, { metric: Labels }];
+    return a.metric.equals(b.metric);
+  }
+  const seen = new Set<string>();
+  for (const it of items) {
+    const k = it.metric.toString();
+    if (seen.has(k)) return true;
+    seen.add(k);
+  }
+  return false;
+}
+
 /** Only the labels named in `sortedNames` (Prometheus Builder.Keep). */
 export function keepLabels(l: Labels, names: readonly string[]): Labels {
   const keepNames: string[] = [];

@@ -1,7 +1,9 @@
 // The engines the conformance suite can run against, by the names the CLI accepts. Each
 // entry builds an engine configured as Prometheus's test.go configures its test engine
 // (10,000 samples per query, 100s timeout, 1m default subquery step, experimental functions
-// on). The alternative engine is added here, as one line, once its module exports it.
+// on, delayed `__name__` removal on: NewTestEngine enables it unconditionally, while the
+// engine's own default, like Prometheus's, is off). The alternative engine is added here,
+// as one line, once its module exports it.
 import type { Clock } from '../../runtime/index.js';
 import { Engine } from '../engine/index.js';
 import { parseExpr, type Expr } from '../parser/index.js';
@@ -13,6 +15,7 @@ export const CONFORMANCE_ENGINE_OPTIONS: Partial<EngineOptions> = {
   timeout: 100_000,
   noStepSubqueryIntervalFn: () => 60_000,
   enableExperimentalFunctions: true,
+  enableDelayedNameRemoval: true,
 };
 
 export interface EngineFactoryDeps {

@@ -3,12 +3,11 @@
 // between steps), then each step folds the present values series by series in input order
 // with exactly the default engine's arithmetic (Kahan–Neumaier sums, avg's switch to an
 // incremental mean on overflow, Welford's stddev), so results are bit-identical.
-import { compareGoStrings, Labels } from '../../model/index.js';
-import { formatFloatG, quantile } from '../engine/index.js';
-import { positionRange } from '../functions/index.js';
+import { compareGoStrings } from '../../model/index.js';
+import { formatFloatG, groupingKey, groupingLabels, quantile } from '../engine/index.js';
+import { kahanInc, positionRange } from '../functions/index.js';
 import type { AggregateExpr } from '../parser/index.js';
 import { StepBatch, type SeriesMeta, type VectorOperator } from './batch.js';
-import { kahanSumInc } from './labels.js';
 import type { PlanContext } from './plan_context.js';
 
 /** Aggregation operators this operator implements (the others fall back). */
@@ -23,36 +22,6 @@ export const COLUMN_AGGREGATIONS: ReadonlySet<string> = new Set([
   'stdvar',
   'quantile',
 ]);
-
-/** Group labels: `by` keeps the grouping labels, `without` drops them and the name. */
-function groupLabels(metric: Labels, without: boolean, grouping: readonly string[]): Labels {
-  if (without) return metric.without('__name__', ...grouping);
-  if (grouping.length === 0) return Labels.EMPTY;
-  const set = new Set(grouping);
-  const names: string[] = [];
-  const values: string[] = [];
-  metric.forEach((n, v) => {
-    if (set.has(n)) {
-      names.push(n);
-      values.push(v);
-    }
-  });
-  return names.length === metric.length ? metric : Labels.fromSorted(names, values);
-}
-
-function groupKey(metric: Labels, without: boolean, grouping: ReadonlySet<string>): string {
-  let k = '';
-  if (without) {
-    metric.forEach((n, v) => {
-      if (n !== '__name__' && !grouping.has(n)) k += n + '\xff' + v + '\xff';
-    });
-  } else if (grouping.size > 0) {
-    metric.forEach((n, v) => {
-      if (grouping.has(n)) k += n + '\xff' + v + '\xff';
-    });
-  }
-  return k;
-}
 
 export class AggregateOperator implements VectorOperator {
   private metas: SeriesMeta[] = [];
@@ -114,12 +83,12 @@ export class AggregateOperator implements VectorOperator {
     this.seriesToGroup = new Int32Array(inMetas.length);
     for (let si = 0; si < inMetas.length; si++) {
       const m = (inMetas[si] as SeriesMeta).metric;
-      const key = groupKey(m, e.without, set);
+      const key = groupingKey(m, e.without, set);
       let g = index.get(key);
       if (g === undefined) {
         g = index.size;
         index.set(key, g);
-        this.metas.push({ metric: groupLabels(m, e.without, grouping), dropName: false });
+        this.metas.push({ metric: groupingLabels(m, e.without, grouping), dropName: false });
       }
       this.seriesToGroup[si] = g;
     }
@@ -199,7 +168,7 @@ export class AggregateOperator implements VectorOperator {
         if (drop) groupDrop[g] = 1;
         switch (op) {
           case 'sum': {
-            const [v, c] = kahanSumInc(f, value[g] as number, comp[g] as number);
+            const [v, c] = kahanInc(f, value[g] as number, comp[g] as number);
             value[g] = v;
             comp[g] = c;
             break;
@@ -208,7 +177,7 @@ export class AggregateOperator implements VectorOperator {
             const n = (count[g] as number) + 1;
             count[g] = n;
             if (incremental[g] !== 1) {
-              const [nv, nc] = kahanSumInc(f, value[g] as number, comp[g] as number);
+              const [nv, nc] = kahanInc(f, value[g] as number, comp[g] as number);
               if (Number.isFinite(nv) || Number.isNaN(nv)) {
                 value[g] = nv;
                 comp[g] = nc;
@@ -220,7 +189,7 @@ export class AggregateOperator implements VectorOperator {
               comp[g] = (comp[g] as number) / (n - 1);
             }
             const r = (n - 1) / n;
-            const [m, c] = kahanSumInc(f / n, r * (mean[g] as number), r * (comp[g] as number));
+            const [m, c] = kahanInc(f / n, r * (mean[g] as number), r * (comp[g] as number));
             mean[g] = m;
             comp[g] = c;
             break;

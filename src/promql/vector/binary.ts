@@ -3,7 +3,8 @@
 // labels — because labels do not change between steps; each step then only checks which
 // columns are present, with the default engine's duplicate and multiple-match errors. In a
 // range evaluation, outputs with equal label sets share one column and colliding at a step
-// is the "same labelset" error, as in Prometheus's rangeEval.
+// is the "same labelset" error, as in Prometheus's rangeEval (checked after the step's
+// operation, which reports its own errors first).
 import { Labels } from '../../model/index.js';
 import { QueryExecutionError } from '../errors.js';
 import { scalarBinop } from '../engine/index.js';
@@ -25,6 +26,7 @@ import {
   setLabel,
   signatureFunction,
 } from './labels.js';
+import { dropsNamesNow, withNamesDropped, type PlanContext } from './plan_context.js';
 
 function isComparison(op: BinaryOp): boolean {
   return op === '==' || op === '!=' || op === '>' || op === '<' || op === '>=' || op === '<=';
@@ -77,6 +79,8 @@ class OutputSlots {
   /** The candidate whose sample created each column (it decides the column's name dropping). */
   readonly creator: Int32Array;
   private readonly written: Int32Array;
+  /** A column was written twice at the current step. */
+  private collided = false;
 
   constructor(candidates: readonly SeriesMeta[], merge: boolean) {
     this.slotOf = new Int32Array(candidates.length);
@@ -100,16 +104,25 @@ class OutputSlots {
     this.creator = new Int32Array(this.metas.length).fill(-1);
   }
 
-  /** Writes candidate `c` at batch step `k` (global step `step`). */
+  /**
+   * Writes candidate `c` at batch step `k` (global step `step`). A second write to a column
+   * at one step is reported by endStep(): Prometheus checks the step's output after the
+   * operation, so the operation's own errors at that step come first.
+   */
   write(out: StepBatch, c: number, k: number, step: number, v: number): void {
     const slot = this.slotOf[c] as number;
-    if (this.written[slot] === step + 1) throw new QueryExecutionError(SAME_LABELSET);
+    if (this.written[slot] === step + 1) this.collided = true;
     this.written[slot] = step + 1;
     this.appearance.note(slot);
     if (this.creator[slot] === -1) this.creator[slot] = c;
     const i = slot * out.steps + k;
     out.values[i] = v;
     out.present[i] = 1;
+  }
+
+  /** Throws the "same labelset" error if a column was written twice at this step. */
+  endStep(): void {
+    if (this.collided) throw new QueryExecutionError(SAME_LABELSET);
   }
 }
 
@@ -161,6 +174,7 @@ export class VectorScalarOperator implements VectorOperator {
     private readonly scalar: VectorOperator,
     private readonly swap: boolean,
     private readonly returnBool: boolean,
+    private readonly pc: PlanContext,
   ) {}
 
   async prepare(): Promise<void> {
@@ -171,7 +185,12 @@ export class VectorScalarOperator implements VectorOperator {
       await this.vector.prepare();
       await this.scalar.prepare();
     }
-    this.metas = this.vector.series().map((m) => ({ metric: m.metric, dropName: false }));
+    const inMetas = this.vector.series();
+    const drops = changesMetricSchema(this.op) || this.returnBool;
+    this.metas =
+      drops && dropsNamesNow(this.pc)
+        ? withNamesDropped(inMetas)
+        : inMetas.map((m) => ({ metric: m.metric, dropName: false }));
     this.appearance = new AppearanceOrder(this.metas.length);
   }
 
@@ -352,6 +371,7 @@ export class SetOperator implements VectorOperator {
           }
           break;
       }
+      slots.endStep();
     }
     // Outputs keep their input's name-dropping flag (in a merged column, the first writer's).
     const lm = this.lhs.series();
@@ -395,6 +415,7 @@ export class VectorBinaryOperator implements VectorOperator {
     private readonly lhs: VectorOperator,
     private readonly rhs: VectorOperator,
     private readonly grid: StepGrid,
+    private readonly pc: PlanContext,
   ) {
     this.swapped = matching.card === 'one-to-many';
   }
@@ -433,7 +454,10 @@ export class VectorBinaryOperator implements VectorOperator {
       }
     }
     this.pairStart[manyMetas.length] = this.pairs.length;
-    this.slots = new OutputSlots(candidates, this.grid.numSteps > 1);
+    // Equal outputs share a column in a range evaluation. An instant query checks for them
+    // at once without delayed name removal, and otherwise only when names are finally dropped.
+    const merge = this.grid.numSteps > 1 || dropsNamesNow(this.pc);
+    this.slots = new OutputSlots(candidates, merge);
     this.oneAt = new Int32Array(sigs.count).fill(-1);
     this.matchedStamp = new Int32Array(sigs.count);
     this.keyStamp = new Int32Array(keyIds.size);
@@ -450,6 +474,8 @@ export class VectorBinaryOperator implements VectorOperator {
         : m.without(...matching.matchingLabels);
     }
     for (const ln of matching.include) m = setLabel(m, ln, one.get(ln));
+    // Without delayed name removal `bool` drops the name before the uniqueness checks.
+    if (this.returnBool && dropsNamesNow(this.pc)) m = dropMetadataLabels(m);
     return m;
   }
 
@@ -545,6 +571,7 @@ export class VectorBinaryOperator implements VectorOperator {
       } finally {
         for (const sig of touched) oneAt[sig] = -1;
       }
+      slots.endStep();
     }
     return out;
   }

@@ -4,7 +4,8 @@
 // for range and instant queries over a random MemoryStorage data set. Queries come from a
 // small grammar covering selectors with offset/@, range functions, element-wise functions,
 // aggregations, binary operators with matching, set operators, and fallback nodes
-// (subqueries, label_replace, sort, absent, count_values).
+// (subqueries, label_replace, sort, absent, count_values), with `__name__` removed at once
+// and with delayed name removal.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Labels } from '../../model/index.js';
@@ -268,10 +269,20 @@ function render(o: Outcome): unknown {
   return { type: v.type, value, samples: o.samples, warnings: o.warnings, infos: o.infos };
 }
 
-const defaultEngine: PromQLEngine = new Engine(OPTIONS, {});
-const vectorEngine: PromQLEngine = new VectorEngine({ ...OPTIONS, stepsBatch: 7 }, {});
+// Both `__name__` removal modes: at once (the default, as in Prometheus) and delayed (as
+// Prometheus's test engine and the conformance runner use it). The data set's
+// `{__name__=~"c.*|m.*"}` selects cpu and mem_bytes series with equal labels, so dropping
+// names makes series collide, which the two modes treat differently.
+describe.each([
+  { mode: 'names dropped at once', enableDelayedNameRemoval: false },
+  { mode: 'delayed name removal', enableDelayedNameRemoval: true },
+])('VectorEngine vs default Engine (differential, $mode)', ({ enableDelayedNameRemoval }) => {
+  const defaultEngine: PromQLEngine = new Engine({ ...OPTIONS, enableDelayedNameRemoval }, {});
+  const vectorEngine: PromQLEngine = new VectorEngine(
+    { ...OPTIONS, enableDelayedNameRemoval, stepsBatch: 7 },
+    {},
+  );
 
-describe('VectorEngine vs default Engine (differential)', () => {
   it('gives identical range and instant results for generated queries', async () => {
     await fc.assert(
       fc.asyncProperty(

@@ -182,3 +182,54 @@ describe('VectorEngine', () => {
     ]);
   });
 });
+
+describe('VectorEngine __name__ removal', () => {
+  // http_requests_total and gauge have equal labels apart from the name.
+  const delayed = new VectorEngine({ enableDelayedNameRemoval: true }, {});
+  const delayedReference = new Engine({ enableDelayedNameRemoval: true }, {});
+
+  it('drops names at once by default and answers natively while nothing collides', async () => {
+    const q = 'label_replace(rate(http_requests_total[1m]), "n", "$1", "__name__", "(.*)")';
+    const r = await engine.rangeQuery(
+      storage(),
+      'rate(http_requests_total[1m]) * 2',
+      0,
+      900_000,
+      60_000,
+    );
+    expect(r.stats.fallbackNodes).toEqual([]);
+    expect(r.value.type === 'matrix' && r.value.matrix[0]?.metric.has('__name__')).toBe(false);
+    for (const [e, ref] of [
+      [engine, reference],
+      [delayed, delayedReference],
+    ] as const) {
+      expect(flat(await e.instantQuery(storage(), q, 600_000))).toEqual(
+        flat(await ref.instantQuery(storage(), q, 600_000)),
+      );
+    }
+    const now = flat(await engine.instantQuery(storage(), q, 600_000)) as [string][];
+    expect(now.map(([l]) => l)).not.toContain(expect.stringContaining('n="http_requests_total"'));
+  });
+
+  it('answers the whole query with the default evaluator when dropped names collide', async () => {
+    // Equal labels but for the name, samples in disjoint minutes: abs() merges them.
+    const st = new MemoryStorage();
+    for (let i = 0; i < 5; i++) {
+      st.add(Labels.fromObject({ __name__: 'a', job: 'x' }), i * 60_000, i);
+      st.add(Labels.fromObject({ __name__: 'b', job: 'x' }), (i + 10) * 60_000, -i);
+    }
+    const q = 'abs({job="x"}) + 1';
+    const r = await engine.rangeQuery(st, q, 0, 900_000, 60_000);
+    expect(r.stats.fallbackNodes).toEqual([q]);
+    expect(flat(r)).toEqual(flat(await reference.rangeQuery(st, q, 0, 900_000, 60_000)));
+    expect(r.value.type === 'matrix' && r.value.matrix.length).toBe(1);
+    // Delayed, the same query is answered natively (names collide only at the end).
+    const d = await delayed.rangeQuery(st, q, 0, 900_000, 60_000);
+    expect(d.stats.fallbackNodes).toEqual([]);
+    expect(flat(d)).toEqual(flat(r));
+    // Colliding at one step is the reference's error.
+    await expect(engine.instantQuery(storage(), 'abs({job="a"})', 600_000)).rejects.toThrow(
+      'vector cannot contain metrics with the same labelset',
+    );
+  });
+});

@@ -2,27 +2,26 @@
 // the default engine prepares it (parse, preprocess, one querier, the same storage hints),
 // turned into a physical plan of step-batch operators, and the root's batches are collected
 // into the result. Nodes without an operator run on the default engine's evaluator over the
-// same steps and query context, so answers, annotations and error texts are the same.
-import type { Clock } from '../../runtime/index.js';
+// same steps and query context, so answers, annotations and error texts are the same. When
+// dropping names at once (no delayed name removal) makes series of one node collide, the
+// whole query runs on the default evaluator.
 import { Annotations } from '../annotations.js';
 import {
-  cleanupMetricLabels,
+  badStep,
   Evaluator,
-  exprType,
-  findMinMaxTime,
+  finishNames,
   inspect,
-  planSelectors,
+  normalizeOptions,
   populateSeries,
-  preprocessExpr,
+  prepareQuery,
   QueryContext,
   shapeResult,
   type EMatrix,
+  type QueryDeps,
 } from '../engine/index.js';
-import { PromQLError, StorageError } from '../errors.js';
-import type { FunctionCall } from '../function_call.js';
+import { PromQLError } from '../errors.js';
 import { exprToString } from '../format/index.js';
-import { FUNCTIONS } from '../functions/index.js';
-import { documentedType, parseExpr, type Expr, type VectorSelector } from '../parser/index.js';
+import type { Expr, VectorSelector } from '../parser/index.js';
 import {
   DEFAULT_ENGINE_OPTIONS,
   type EngineOptions,
@@ -31,7 +30,7 @@ import {
   type QueryResult,
   type QueryStats,
 } from '../query.js';
-import type { Querier, Queryable, SelectHints } from '../storage.js';
+import type { Queryable, SelectHints } from '../storage.js';
 import {
   makeGrid,
   stepTime,
@@ -39,7 +38,7 @@ import {
   type StepGrid,
   type VectorOperator,
 } from './batch.js';
-import type { PlanContext } from './plan_context.js';
+import { NameCollision, type PlanContext } from './plan_context.js';
 import { Planner } from './planner.js';
 
 export interface VectorEngineOptions extends EngineOptions {
@@ -49,14 +48,7 @@ export interface VectorEngineOptions extends EngineOptions {
 
 export const DEFAULT_STEPS_BATCH = 64;
 
-export interface VectorEngineDeps {
-  /** Source of time for the query timeout; without one the timeout is not enforced. */
-  readonly clock?: Clock;
-  /** Parses a query string (defaults to the parser's parseExpr). */
-  readonly parse?: (query: string) => Expr;
-  /** The function library (defaults to the functions module's FUNCTIONS). */
-  readonly functions?: ReadonlyMap<string, FunctionCall>;
-}
+export type VectorEngineDeps = QueryDeps;
 
 export class VectorEngine implements PromQLEngine {
   private readonly options: VectorEngineOptions;
@@ -66,9 +58,8 @@ export class VectorEngine implements PromQLEngine {
     private readonly deps: VectorEngineDeps,
   ) {
     const merged = { ...DEFAULT_ENGINE_OPTIONS, stepsBatch: DEFAULT_STEPS_BATCH, ...options };
-    if (merged.lookbackDelta <= 0) merged.lookbackDelta = DEFAULT_ENGINE_OPTIONS.lookbackDelta;
     if (!(merged.stepsBatch >= 1)) merged.stepsBatch = DEFAULT_STEPS_BATCH;
-    this.options = merged;
+    this.options = normalizeOptions(merged, DEFAULT_ENGINE_OPTIONS);
   }
 
   instantQuery(
@@ -88,26 +79,9 @@ export class VectorEngine implements PromQLEngine {
     step: number,
     options?: QueryOptions,
   ): Promise<QueryResult> {
-    if (!(step > 0)) {
-      return Promise.reject(
-        new PromQLError(
-          'bad_data',
-          'zero or negative query resolution step widths are not accepted. Try a positive integer',
-        ),
-      );
-    }
+    const err = badStep(step);
+    if (err !== undefined) return Promise.reject(err);
     return this.exec(queryable, query, start, end, step, options);
-  }
-
-  private parse(query: string | Expr): { expr: Expr; text: string } {
-    if (typeof query !== 'string') return { expr: query, text: '' };
-    const expr =
-      this.deps.parse !== undefined
-        ? this.deps.parse(query)
-        : parseExpr(query, {
-            enableExperimentalFunctions: this.options.enableExperimentalFunctions,
-          });
-    return { expr, text: query };
   }
 
   private async exec(
@@ -118,48 +92,21 @@ export class VectorEngine implements PromQLEngine {
     interval: number,
     options: QueryOptions | undefined,
   ): Promise<QueryResult> {
-    const { expr: parsed, text } = this.parse(query);
-    const type = exprType(parsed);
-    if (interval !== 0 && type !== 'vector' && type !== 'scalar') {
-      throw new PromQLError(
-        'bad_data',
-        `invalid expression type "${documentedType(type)}" for range query, must be Scalar or instant Vector`,
-      );
-    }
-    const expr = preprocessExpr(parsed, start, end, interval);
-    const lookbackDelta =
-      options?.lookbackDelta !== undefined && options.lookbackDelta > 0
-        ? options.lookbackDelta
-        : this.options.lookbackDelta;
-    const clock = this.deps.clock;
-    const annotations = new Annotations();
-    const ctx = new QueryContext({
-      maxSamples: this.options.maxSamples,
-      lookbackDelta,
-      noStepSubqueryIntervalFn: this.options.noStepSubqueryIntervalFn,
-      functions: this.deps.functions ?? FUNCTIONS,
-      annotations,
-      query: text,
-      now: clock === undefined ? () => 0 : () => clock.now(),
-      deadline:
-        clock !== undefined && this.options.timeout > 0
-          ? clock.now() + this.options.timeout
-          : undefined,
-      signal: options?.signal,
-      rangeQuery: interval !== 0,
-    });
-    ctx.checkDone('query execution');
-
-    const stmt = { expr, start, end, interval, lookbackDelta };
-    const plans = planSelectors(stmt, this.options.noStepSubqueryIntervalFn);
-    const [mint, maxt] = findMinMaxTime(plans);
-    let querier: Querier;
-    try {
-      querier = await queryable.querier(mint, maxt);
-    } catch (err) {
-      throw asStorageError(err);
-    }
+    const q = await prepareQuery(
+      this.options,
+      this.deps,
+      queryable,
+      query,
+      start,
+      end,
+      interval,
+      options,
+    );
+    const { expr, type, ctx, plans, querier } = q;
+    let annotations = ctx.config.annotations;
     const stats: QueryStats = { totalQueryableSamples: 0, peakSamples: 0, engine: 'thanos' };
+    /** The context whose counters the stats report. */
+    let counters = ctx;
     let mat: EMatrix = [];
     try {
       const hints = new Map<VectorSelector, SelectHints>();
@@ -171,7 +118,7 @@ export class VectorEngine implements PromQLEngine {
         stats.fallbackNodes = [exprToString(expr.type === 'StepInvariantExpr' ? expr.expr : expr)];
         await populateSeries(ctx, querier, plans);
         const ev = new Evaluator(ctx, start, end, 1);
-        mat = guard(() => cleanupMetricLabels(ev.eval(expr)));
+        mat = guard(() => finishNames(ctx, ev.eval(expr)));
       } else if (type !== 'string' && end >= start) {
         const planner = new Planner(pc, ctx.config.functions);
         const grid = makeGrid(start, end, interval === 0 ? 1 : interval);
@@ -189,15 +136,37 @@ export class VectorEngine implements PromQLEngine {
           querier,
           plans.filter((p) => fallbackSelectors.has(p.selector)),
         );
-        await guardAsync(() => root.prepare());
-        mat = guard(() => cleanupMetricLabels(collect(root, ctx, grid)));
+        let collided = false;
+        await guardAsync(async () => {
+          try {
+            await root.prepare();
+          } catch (err) {
+            if (!(err instanceof NameCollision)) throw err;
+            collided = true;
+          }
+        });
+        if (collided) {
+          // Dropping names at once made series of one node equal: the default evaluator
+          // answers the whole query, in a fresh context (nothing of the plan counts).
+          const fresh = new QueryContext({ ...ctx.config, annotations: new Annotations() });
+          annotations = fresh.config.annotations;
+          stats.fallbackNodes = [
+            exprToString(expr.type === 'StepInvariantExpr' ? expr.expr : expr),
+          ];
+          await populateSeries(fresh, querier, plans);
+          const ev = new Evaluator(fresh, start, end, interval === 0 ? 1 : interval);
+          mat = guard(() => finishNames(fresh, ev.eval(expr)));
+          counters = fresh;
+        } else {
+          mat = guard(() => finishNames(ctx, collect(root, ctx, grid)));
+        }
       }
     } finally {
       await querier.close();
     }
     if (interval !== 0) ctx.checkDone('expression evaluation');
-    stats.totalQueryableSamples = ctx.totalSamples;
-    stats.peakSamples = ctx.peakSamples;
+    stats.totalQueryableSamples = counters.totalSamples;
+    stats.peakSamples = counters.peakSamples;
     return { value: shapeResult(expr, type, mat, start, interval === 0), annotations, stats };
   }
 }
@@ -263,10 +232,4 @@ function asEvalError(err: unknown): PromQLError {
   if (err instanceof PromQLError) return err;
   const msg = err instanceof Error ? err.message : String(err);
   return new PromQLError('internal', `unexpected error: ${msg}`);
-}
-
-function asStorageError(err: unknown): PromQLError {
-  if (err instanceof PromQLError) return err;
-  const msg = err instanceof Error ? err.message : String(err);
-  return new StorageError(msg, err);
 }

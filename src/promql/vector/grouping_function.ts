@@ -21,7 +21,7 @@ import {
   type VectorOperator,
 } from './batch.js';
 import { labelsKey } from './labels.js';
-import type { PlanContext } from './plan_context.js';
+import { dropsNamesNow, withNamesDropped, type PlanContext } from './plan_context.js';
 
 /** Functions this operator handles, with scalar values that make the kernel yield a sample. */
 export const GROUPING_FUNCTIONS: ReadonlyMap<string, readonly number[]> = new Map([
@@ -46,7 +46,7 @@ export class GroupingFunctionOperator implements VectorOperator {
     private readonly input: VectorOperator,
     private readonly scalarArgs: ReadonlyMap<number, VectorOperator>,
     private readonly grid: StepGrid,
-    pc: PlanContext,
+    private readonly pc: PlanContext,
   ) {
     this.enh = new NodeHelper(pc.ctx);
   }
@@ -82,6 +82,9 @@ export class GroupingFunctionOperator implements VectorOperator {
         this.metas.push({ metric: s.metric, dropName: s.dropName === true });
       }
     }
+    // Both functions drop the name of what they output: now, without delayed name removal
+    // (the columns stay keyed by the kernel's labels).
+    if (dropsNamesNow(this.pc)) this.metas = withNamesDropped(this.metas);
     this.appearance = new AppearanceOrder(this.metas.length);
   }
 

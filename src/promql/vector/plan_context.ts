@@ -2,6 +2,8 @@
 // deadline, annotations, stale-marker test, the series the fallback evaluator reads), the
 // querier, the selectors' storage hints, and the batch size.
 import { StorageError } from '../errors.js';
+import type { SeriesMeta } from './batch.js';
+import { dropMetadataLabels, labelsKey } from './labels.js';
 import type { QueryContext } from '../engine/index.js';
 import type { TimeModifiers, VectorSelector } from '../parser/index.js';
 import {
@@ -17,6 +19,41 @@ export interface PlanContext {
   readonly querier: Querier;
   readonly hints: ReadonlyMap<VectorSelector, SelectHints>;
   readonly batchSize: number;
+}
+
+/**
+ * Raised while the plan prepares when dropping names at once (without delayed name removal)
+ * makes two output series of one operator equal. Prometheus then merges them, or fails, in
+ * ways that depend on the node and on which steps have samples; rather than reproduce each,
+ * the engine answers the whole query with the default evaluator. It takes series of
+ * different metric names with otherwise equal labels, which real queries rarely combine.
+ */
+export class NameCollision extends Error {
+  constructor() {
+    super('series collide once their names are dropped');
+    this.name = 'NameCollision';
+  }
+}
+
+/** Whether names are dropped where an operation drops them (delayed name removal is off). */
+export function dropsNamesNow(pc: PlanContext): boolean {
+  return !pc.ctx.config.delayedNameRemoval;
+}
+
+/**
+ * Copies of an operator's output series with the metric name and type/unit labels dropped,
+ * as Prometheus drops them at once without delayed name removal; throws NameCollision when
+ * two of them become equal.
+ */
+export function withNamesDropped(metas: readonly SeriesMeta[]): SeriesMeta[] {
+  const seen = new Set<string>();
+  return metas.map((m) => {
+    const metric = dropMetadataLabels(m.metric);
+    const key = labelsKey(metric);
+    if (seen.has(key)) throw new NameCollision();
+    seen.add(key);
+    return { metric, dropName: m.dropName };
+  });
 }
 
 /** Selects a selector's series with the hints the default engine would pass. */

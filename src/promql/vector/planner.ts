@@ -125,7 +125,7 @@ export class Planner {
         return new VectorSelectorOperator(e, grid, this.pc);
       case 'UnaryExpr': {
         const inner = this.plan(e.expr, grid);
-        return e.op === '-' ? new NegateOperator(inner) : inner;
+        return e.op === '-' ? new NegateOperator(inner, this.pc) : inner;
       }
       case 'StepInvariantExpr': {
         const inner = unwrapParens(e.expr);
@@ -179,11 +179,13 @@ export class Planner {
     }
     if (lt === 'vector' && rt === 'scalar') {
       const l = this.plan(e.lhs, grid);
-      return new VectorScalarOperator(op, l, this.plan(e.rhs, grid), false, e.returnBool);
+      const r = this.plan(e.rhs, grid);
+      return new VectorScalarOperator(op, l, r, false, e.returnBool, this.pc);
     }
     if (lt === 'scalar' && rt === 'vector') {
       const l = this.plan(e.lhs, grid);
-      return new VectorScalarOperator(op, this.plan(e.rhs, grid), l, true, e.returnBool);
+      const r = this.plan(e.rhs, grid);
+      return new VectorScalarOperator(op, r, l, true, e.returnBool, this.pc);
     }
     if (lt === 'vector' && rt === 'vector') {
       const setOp = op === 'and' || op === 'or' || op === 'unless';
@@ -196,7 +198,7 @@ export class Planner {
       const l = this.plan(e.lhs, grid);
       const r = this.plan(e.rhs, grid);
       if (setOp) return new SetOperator(op, matching, l, r, grid);
-      return new VectorBinaryOperator(op, matching, e.returnBool, l, r, grid);
+      return new VectorBinaryOperator(op, matching, e.returnBool, l, r, grid, this.pc);
     }
     return this.fallback(e, grid);
   }

@@ -27,7 +27,14 @@ import {
   type StepGrid,
   type VectorOperator,
 } from './batch.js';
-import { effectiveOffset, PeekingSeries, selectSeries, type PlanContext } from './plan_context.js';
+import {
+  dropsNamesNow,
+  effectiveOffset,
+  PeekingSeries,
+  selectSeries,
+  withNamesDropped,
+  type PlanContext,
+} from './plan_context.js';
 import { PointRing } from './point_ring.js';
 import { COLUMN_KERNELS, type ColumnKernel } from './window_kernels.js';
 
@@ -90,7 +97,10 @@ interface MPoint {
 }
 
 export class RangeFunctionOperator implements VectorOperator {
+  /** The input series (labels as the functions see them). */
   private metas: SeriesMeta[] = [];
+  /** The output series: `metas`, or copies with names dropped at once. */
+  private outMetas: SeriesMeta[] = [];
   private states: WindowState[] = [];
   private ord: number[] = [];
   private readonly cursor: BatchCursor;
@@ -153,6 +163,14 @@ export class RangeFunctionOperator implements VectorOperator {
   }
 
   async prepare(): Promise<void> {
+    await this.prepareInput();
+    // The functions see the input's labels; without delayed name removal the output series
+    // have the name dropped already (all range functions but last/first_over_time drop it).
+    this.outMetas =
+      this.dropName && dropsNamesNow(this.pc) ? withNamesDropped(this.metas) : this.metas;
+  }
+
+  private async prepareInput(): Promise<void> {
     for (const op of this.scalarArgs.values()) await op.prepare();
     if (this.input.kind === 'subquery') {
       await this.input.inner.prepare();
@@ -176,7 +194,7 @@ export class RangeFunctionOperator implements VectorOperator {
   }
 
   series(): readonly SeriesMeta[] {
-    return this.metas;
+    return this.outMetas;
   }
 
   /**
@@ -203,9 +221,11 @@ export class RangeFunctionOperator implements VectorOperator {
     }
     ctx.totalSamples = totalBefore;
     const innerMetas = inner.series();
-    this.metas.forEach((m, s) => {
-      m.dropName = this.dropName || (innerMetas[s] as SeriesMeta).dropName;
-    });
+    for (const metas of [this.metas, this.outMetas]) {
+      metas.forEach((m, s) => {
+        m.dropName = this.dropName || (innerMetas[s] as SeriesMeta).dropName;
+      });
+    }
     this.states = ts.map((t, s) => ({
       src: new ArraySource(t, fs[s] as number[]),
       ring: new PointRing(),

@@ -19,7 +19,7 @@ import {
   type StepGrid,
   type VectorOperator,
 } from './batch.js';
-import type { PlanContext } from './plan_context.js';
+import { dropsNamesNow, withNamesDropped, type PlanContext } from './plan_context.js';
 
 const SINGLE: readonly number[] = [0];
 
@@ -58,12 +58,22 @@ export class ConstantOperator implements VectorOperator {
   }
 }
 
-/** Unary minus: negates every value and marks every series' name for dropping. */
+/**
+ * Unary minus: negates every value and drops every series' name (at once, or marked for the
+ * end with delayed name removal).
+ */
 export class NegateOperator implements VectorOperator {
-  constructor(private readonly child: VectorOperator) {}
+  /** The output series when names are dropped at once; null when the child's are marked. */
+  private dropped: SeriesMeta[] | null = null;
 
-  prepare(): Promise<void> {
-    return this.child.prepare();
+  constructor(
+    private readonly child: VectorOperator,
+    private readonly pc: PlanContext,
+  ) {}
+
+  async prepare(): Promise<void> {
+    await this.child.prepare();
+    if (dropsNamesNow(this.pc)) this.dropped = withNamesDropped(this.child.series());
   }
 
   order(): readonly number[] {
@@ -71,6 +81,7 @@ export class NegateOperator implements VectorOperator {
   }
 
   series(): readonly SeriesMeta[] {
+    if (this.dropped !== null) return this.dropped;
     const metas = this.child.series();
     for (const m of metas) m.dropName = true;
     return metas;
@@ -81,7 +92,7 @@ export class NegateOperator implements VectorOperator {
     if (b === null) return null;
     const v = b.values;
     for (let i = 0; i < v.length; i++) v[i] = -(v[i] as number);
-    for (const m of this.child.series()) m.dropName = true;
+    if (this.dropped === null) for (const m of this.child.series()) m.dropName = true;
     return b;
   }
 }
@@ -156,7 +167,7 @@ export class ElementwiseOperator implements VectorOperator {
     private readonly input: VectorOperator,
     private readonly scalarArgs: ReadonlyMap<number, VectorOperator>,
     private readonly grid: StepGrid,
-    pc: PlanContext,
+    private readonly pc: PlanContext,
   ) {
     this.enh = new NodeHelper(pc.ctx);
   }
@@ -164,7 +175,11 @@ export class ElementwiseOperator implements VectorOperator {
   async prepare(): Promise<void> {
     await this.input.prepare();
     for (const op of this.scalarArgs.values()) await op.prepare();
-    this.metas = this.input.series().map((m) => ({ metric: m.metric, dropName: m.dropName }));
+    const inMetas = this.input.series();
+    // Every element-wise function drops the name of what it outputs.
+    this.metas = dropsNamesNow(this.pc)
+      ? withNamesDropped(inMetas)
+      : inMetas.map((m) => ({ metric: m.metric, dropName: m.dropName }));
     this.appearance = new AppearanceOrder(this.metas.length);
   }
 

@@ -4,7 +4,7 @@
 // outputs are input series; a column appears in the output order at its first selection.
 import { compareGoStrings, type Labels } from '../../model/index.js';
 import { QueryExecutionError } from '../errors.js';
-import { formatFloatG } from '../engine/index.js';
+import { byReverseValue, byValue, formatFloatG, heapFix, heapPush } from '../engine/index.js';
 import type { AggregateExpr } from '../parser/index.js';
 import {
   AppearanceOrder,
@@ -22,48 +22,6 @@ const MIN_INT64 = -9223372036854775808;
 interface Item {
   readonly si: number;
   readonly f: number;
-}
-
-type Less = (a: Item, b: Item) => boolean;
-const byValue: Less = (a, b) => Number.isNaN(a.f) || a.f < b.f;
-const byReverseValue: Less = (a, b) => Number.isNaN(a.f) || a.f > b.f;
-
-function heapUp(h: Item[], j0: number, less: Less): void {
-  let j = j0;
-  for (;;) {
-    const i = Math.floor((j - 1) / 2);
-    if (i === j || i < 0 || !less(h[j] as Item, h[i] as Item)) break;
-    const t = h[i] as Item;
-    h[i] = h[j] as Item;
-    h[j] = t;
-    j = i;
-  }
-}
-
-function heapDown(h: Item[], i0: number, n: number, less: Less): boolean {
-  let i = i0;
-  for (;;) {
-    const j1 = 2 * i + 1;
-    if (j1 >= n) break;
-    let j = j1;
-    const j2 = j1 + 1;
-    if (j2 < n && less(h[j2] as Item, h[j1] as Item)) j = j2;
-    if (!less(h[j] as Item, h[i] as Item)) break;
-    const t = h[i] as Item;
-    h[i] = h[j] as Item;
-    h[j] = t;
-    i = j;
-  }
-  return i > i0;
-}
-
-function heapPush(h: Item[], s: Item, less: Less): void {
-  h.push(s);
-  heapUp(h, h.length - 1, less);
-}
-
-function heapFix(h: Item[], i: number, less: Less): void {
-  if (!heapDown(h, i, h.length, less)) heapUp(h, i, less);
 }
 
 /** One step's selection: per group, the chosen series in output order. */

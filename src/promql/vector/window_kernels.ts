@@ -2,6 +2,7 @@
 // ring buffer instead of copying it into point objects for the function-call contract. Each
 // one repeats the function library's arithmetic operation for operation (rate.ts,
 // over_time.ts), so results are bit-identical; the differential test holds them to that.
+import { kahanInc } from '../functions/index.js';
 import type { PointRing } from './point_ring.js';
 
 /** The function's value over the window at `ts`, or undefined for no output. */
@@ -16,16 +17,6 @@ export type ColumnKernel = (
 function durationSeconds(ms: number): number {
   const whole = Math.trunc(ms / 1000);
   return whole + ((ms - whole * 1000) * 1e6) / 1e9;
-}
-
-/** util/kahansum.Inc. */
-function kahanInc(inc: number, sum: number, c: number): [number, number] {
-  const t = sum + inc;
-  let comp = c;
-  if (t === Infinity || t === -Infinity) comp = 0;
-  else if (Math.abs(sum) >= Math.abs(inc)) comp += sum - t + inc;
-  else comp += inc - t + sum;
-  return [t, comp];
 }
 
 function extrapolatedRate(isCounter: boolean, isRate: boolean): ColumnKernel {
