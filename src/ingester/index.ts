@@ -1,0 +1,41 @@
+/**
+ * The ingester's storage side: one TSDB per tenant under `<tsdb.dir>/<tenant>`, created on
+ * the tenant's first push and opened at startup (WAL replay, bounded concurrency), pushes
+ * appended in one appender per batch with Cortex's partial-acceptance semantics (what the
+ * head accepts is committed, the rest is reported per series), per-tenant series limits
+ * converted from global to local by replication factor and ring size, each tenant's
+ * out-of-order window applied at open and on overrides reload, the head-compaction loop and
+ * flush, and per-tenant stats for the user-stats pages.
+ *
+ * It must never read time or disk except through the Clock and FileSystem it is given,
+ * never register HTTP routes or know the ring beyond the `RingShape` it is handed, and never
+ * let one tenant's data or limits touch another's.
+ */
+export { forEachBounded } from './bounded.js';
+export {
+  SeriesLimitError,
+  formatRFC3339Nano,
+  sampleErrorMessage,
+  type SeriesLimitKind,
+} from './errors.js';
+export { DEFAULT_RATE_WINDOW_MS, IngestionRate } from './ingestion_rate.js';
+export {
+  SeriesLimiter,
+  convertGlobalToLocalLimit,
+  type RingShape,
+  type SeriesLimits,
+} from './series_limiter.js';
+export {
+  TenantDBs,
+  tenantDBsConfigFrom,
+  tenantDirProblem,
+  type PushRejection,
+  type PushResult,
+  type PushSample,
+  type PushSeries,
+  type PushSource,
+  type TenantDBsConfig,
+  type TenantDBsDeps,
+  type TenantLimits,
+  type TenantStats,
+} from './tenant_dbs.js';

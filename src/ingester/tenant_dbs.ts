@@ -1,0 +1,507 @@
+// The ingester's storage: one TSDB per tenant under `<tsdb.dir>/<tenant>` (Cortex's
+// userTSDB set). A tenant's database is created on its first push (reference States:
+// absent → present) or opened at startup when its directory exists; pushes append a batch
+// in one appender, keep what the head accepts and report the rest per series; the
+// head-compaction loop and flush cut blocks; per-tenant stats feed the user-stats pages.
+import type { TsdbConfig } from '../config/index.js';
+import type { Labels } from '../model/index.js';
+import type { Clock, FileSystem, Logger, Random, Timer } from '../runtime/index.js';
+import { BadDataError, type HttpError } from '../server/index.js';
+import { SampleRejectedError, TSDB } from '../tsdb/index.js';
+import { forEachBounded } from './bounded.js';
+import { SeriesLimitError, sampleErrorMessage } from './errors.js';
+import { DEFAULT_RATE_WINDOW_MS, IngestionRate } from './ingestion_rate.js';
+import { SeriesLimiter, type RingShape, type SeriesLimits } from './series_limiter.js';
+
+export interface TenantDBsConfig {
+  /** `tsdb.dir`: tenants' databases live in its subdirectories. */
+  dir: string;
+  /** `tsdb.block_ranges_period`, ms. */
+  blockRanges: readonly number[];
+  /** `tsdb.retention_period`, ms. */
+  retention: number;
+  /** `tsdb.head_compaction_interval`, ms. */
+  headCompactionInterval: number;
+  /** `tsdb.head_compaction_concurrency`: tenants compacted at once. */
+  headCompactionConcurrency: number;
+  /** `tsdb.max_tsdb_opening_concurrency_on_startup`. */
+  openingConcurrency: number;
+  /** `tsdb.stripe_size`. */
+  stripeSize: number;
+  /** `tsdb.wal_compression_enabled`. */
+  walCompression: boolean;
+  /** Window of the ingestion rate in the user stats, ms (default 1m). */
+  rateWindow?: number;
+}
+
+/** The settings of `tsdb` this module uses, from the loaded config. */
+export function tenantDBsConfigFrom(tsdb: TsdbConfig): TenantDBsConfig {
+  return {
+    dir: tsdb.dir,
+    blockRanges: tsdb.block_ranges_period,
+    retention: tsdb.retention_period,
+    headCompactionInterval: tsdb.head_compaction_interval,
+    headCompactionConcurrency: tsdb.head_compaction_concurrency,
+    openingConcurrency: tsdb.max_tsdb_opening_concurrency_on_startup,
+    stripeSize: tsdb.stripe_size,
+    walCompression: tsdb.wal_compression_enabled,
+  };
+}
+
+/** Per-tenant limits this module reads; `Overrides` satisfies it. */
+export interface TenantLimits extends SeriesLimits {
+  outOfOrderTimeWindow(tenant: string): number;
+}
+
+export interface TenantDBsDeps {
+  fs: FileSystem;
+  clock: Clock;
+  /** Block ULID entropy: each tenant draws from its own stream (`tsdb-ulid/<tenant>`). */
+  random: Random;
+  logger: Logger;
+  limits: TenantLimits;
+  /** Replication factor and healthy ingesters, for the global-to-local limit conversion. */
+  ring: RingShape;
+}
+
+export interface PushSample {
+  readonly timestamp: number;
+  readonly value: number;
+}
+
+export interface PushSeries {
+  readonly labels: Labels;
+  readonly samples: readonly PushSample[];
+}
+
+/** Who sent a push (Cortex counts API and rule samples apart in the user stats). */
+export type PushSource = 'api' | 'rule';
+
+/** One refused sample, or a refused series (limits refuse all its samples at once). */
+export interface PushRejection {
+  /** Index of the series in the pushed batch. */
+  readonly series: number;
+  /** The sample's timestamp; for a series limit, the series' first sample's. */
+  readonly timestamp: number;
+  /** Samples this rejection covers (1 for a sample error, the series' count for a limit). */
+  readonly samples: number;
+  readonly error: SampleRejectedError | SeriesLimitError;
+  /** Cortex's text for it (`err: … timestamp=…, series=…` or the limit message). */
+  readonly message: string;
+}
+
+export interface PushResult {
+  /** Samples now in the tenant's head. */
+  readonly appended: number;
+  readonly rejections: readonly PushRejection[];
+  /**
+   * What Cortex's ingester answers for a partially accepted push: the first rejection as a
+   * 400, prefixed with the tenant (`user=<tenant>: …`), or undefined when all was accepted.
+   */
+  readonly firstError: HttpError | undefined;
+}
+
+/** A tenant's realtime stats (Cortex UserStats). */
+export interface TenantStats {
+  readonly numSeries: number;
+  /** Samples per second over the rate window, all sources. */
+  readonly ingestionRate: number;
+  readonly apiIngestionRate: number;
+  readonly ruleIngestionRate: number;
+}
+
+interface TenantState {
+  readonly db: TSDB;
+  readonly apiRate: IngestionRate;
+  readonly ruleRate: IngestionRate;
+  /** Pushes that may create series run one at a time per tenant (see push). */
+  creation: Promise<unknown>;
+  /** The out-of-order window the database runs with. */
+  oooWindow: number;
+}
+
+/** Limits in force for one push that may create series. */
+interface CreationLimits {
+  readonly userLimit: number;
+  readonly metricLimit: number;
+  /** Series per metric name in the head for the metrics this push may add to. */
+  readonly perMetric: Map<string, number>;
+}
+
+const METRIC_NAME = '__name__';
+
+export class TenantDBs {
+  private readonly tenants = new Map<string, TenantState>();
+  /** Databases being opened or created, so concurrent first pushes share one open. */
+  private readonly opening = new Map<string, Promise<TenantState>>();
+  private readonly limiter: SeriesLimiter;
+  private readonly root: string;
+  private readonly logger: Logger;
+  private timer: Timer | undefined;
+  /** Flushes started without `wait`, which close still waits for. */
+  private readonly background = new Set<Promise<void>>();
+  private closed = false;
+
+  constructor(
+    private readonly config: TenantDBsConfig,
+    private readonly deps: TenantDBsDeps,
+  ) {
+    for (const [name, v] of [
+      ['head compaction interval', config.headCompactionInterval],
+      ['head compaction concurrency', config.headCompactionConcurrency],
+      ['tsdb opening concurrency', config.openingConcurrency],
+    ] as const)
+      if (!Number.isSafeInteger(v) || v <= 0)
+        throw new RangeError(`${name} must be a positive integer, got ${v}`);
+    this.root = config.dir.replace(/\/+$/, '') || '.';
+    this.limiter = new SeriesLimiter(deps.limits, deps.ring);
+    this.logger = deps.logger.child({ module: 'ingester-tsdb' });
+  }
+
+  /**
+   * Opens every tenant database found under the data directory (WAL replay happens in the
+   * open), at most `openingConcurrency` at a time, then starts the head-compaction loop.
+   * Throws if any database fails to open (as Cortex refuses to start).
+   */
+  async start(signal?: AbortSignal): Promise<void> {
+    this.checkOpen();
+    await this.openExisting();
+    if (this.timer !== undefined || signal?.aborted === true) return;
+    this.timer = this.deps.clock.every(this.config.headCompactionInterval, () =>
+      this.compactHeads(),
+    );
+    signal?.addEventListener('abort', () => this.stopLoop(), { once: true });
+  }
+
+  /** Tenants with a database, sorted. */
+  tenantIds(): string[] {
+    return [...this.tenants.keys()].sort();
+  }
+
+  /** The tenant's database if it exists (never creates one). */
+  get(tenant: string): TSDB | undefined {
+    return this.tenants.get(tenant)?.db;
+  }
+
+  /** The tenant's database, created (or opened) on first use; concurrent callers share it. */
+  async getOrCreate(tenant: string): Promise<TSDB> {
+    return (await this.state(tenant)).db;
+  }
+
+  /**
+   * Appends a batch for a tenant in one appender and commits it. Samples the head refuses
+   * (ingestion window, out of order, duplicate timestamp) and new series beyond the tenant's
+   * limits are reported in the result; everything else is committed, as Cortex does.
+   * Storage failures (WAL write) reject, and then nothing of the batch was committed.
+   */
+  async push(
+    tenant: string,
+    series: readonly PushSeries[],
+    source: PushSource = 'api',
+  ): Promise<PushResult> {
+    const state = await this.state(tenant);
+    const head = state.db.head;
+    const userLimit = this.limiter.localSeriesPerUser(tenant);
+    const metricLimit = this.limiter.localSeriesPerMetric(tenant);
+    const limited = userLimit > 0 || metricLimit > 0;
+    // Without limits, or when every series exists, nothing is created: append at once.
+    // Otherwise pushes that create series go one at a time, so that series counted for
+    // the limit are not also being created by another push awaiting its commit.
+    if (
+      !limited ||
+      series.every((s) => s.samples.length === 0 || head.seriesByLabels(s.labels) !== undefined)
+    )
+      return this.appendBatch(tenant, state, series, source, undefined);
+    const run = state.creation.then(async () => {
+      const perMetric = new Map<string, number>();
+      if (metricLimit > 0)
+        for (const s of series) {
+          const name = s.labels.get(METRIC_NAME);
+          if (perMetric.has(name) || head.seriesByLabels(s.labels) !== undefined) continue;
+          perMetric.set(name, (await head.postings(METRIC_NAME, name)).length);
+        }
+      return this.appendBatch(tenant, state, series, source, { userLimit, metricLimit, perMetric });
+    });
+    state.creation = run.catch(() => undefined);
+    return run;
+  }
+
+  private async appendBatch(
+    tenant: string,
+    state: TenantState,
+    series: readonly PushSeries[],
+    source: PushSource,
+    limits: CreationLimits | undefined,
+  ): Promise<PushResult> {
+    const head = state.db.head;
+    const app = state.db.appender();
+    const rejections: PushRejection[] = [];
+    /** Series this batch creates, by their label string. */
+    const created = new Set<string>();
+    try {
+      for (let i = 0; i < series.length; i++) {
+        const s = series[i] as PushSeries;
+        const first = s.samples[0];
+        if (first === undefined) continue;
+        let isNew = false;
+        let key = '';
+        if (limits !== undefined && head.seriesByLabels(s.labels) === undefined) {
+          key = s.labels.toString();
+          isNew = !created.has(key);
+          if (isNew) {
+            const refusal = this.limitRefusal(
+              tenant,
+              s.labels,
+              head.seriesCount() + created.size,
+              limits,
+            );
+            if (refusal !== undefined) {
+              rejections.push({
+                series: i,
+                timestamp: first.timestamp,
+                samples: s.samples.length,
+                error: refusal,
+                message: refusal.message,
+              });
+              continue;
+            }
+          }
+        }
+        let target: Labels | number = s.labels;
+        let accepted = false;
+        for (const sample of s.samples) {
+          try {
+            target = app.append(target, sample.timestamp, sample.value);
+            accepted = true;
+          } catch (err) {
+            if (!(err instanceof SampleRejectedError)) throw err;
+            rejections.push({
+              series: i,
+              timestamp: sample.timestamp,
+              samples: 1,
+              error: err,
+              message: sampleErrorMessage(err, sample.timestamp, s.labels),
+            });
+          }
+        }
+        // A new series is created only if one of its samples was accepted.
+        if (isNew && accepted) {
+          created.add(key);
+          const name = s.labels.get(METRIC_NAME);
+          limits?.perMetric.set(name, (limits.perMetric.get(name) ?? 0) + 1);
+        }
+      }
+    } catch (err) {
+      app.rollback();
+      throw err;
+    }
+    const { appended } = await app.commit();
+    (source === 'rule' ? state.ruleRate : state.apiRate).add(this.deps.clock.now(), appended);
+    const first = rejections[0];
+    return {
+      appended,
+      rejections,
+      firstError:
+        first === undefined ? undefined : new BadDataError(`user=${tenant}: ${first.message}`),
+    };
+  }
+
+  /** Cortex's PreCreation check: the limit a new series would break, if any. */
+  private limitRefusal(
+    tenant: string,
+    labels: Labels,
+    seriesNow: number,
+    limits: CreationLimits,
+  ): SeriesLimitError | undefined {
+    if (limits.userLimit > 0 && seriesNow >= limits.userLimit)
+      return new SeriesLimitError(
+        'per_user_series_limit',
+        this.limiter.globalSeriesPerUser(tenant),
+        limits.userLimit,
+        labels,
+      );
+    if (
+      limits.metricLimit > 0 &&
+      (limits.perMetric.get(labels.get(METRIC_NAME)) ?? 0) >= limits.metricLimit
+    )
+      return new SeriesLimitError(
+        'per_metric_series_limit',
+        this.limiter.globalSeriesPerMetric(tenant),
+        limits.metricLimit,
+        labels,
+      );
+    return undefined;
+  }
+
+  /**
+   * Re-applies per-tenant overrides to open databases (the wiring calls it after a runtime
+   * config reload): each tenant's `out_of_order_time_window` where it changed.
+   */
+  applyOverrides(): void {
+    for (const [tenant, state] of this.tenants) {
+      const window = this.deps.limits.outOfOrderTimeWindow(tenant);
+      if (window === state.oooWindow) continue;
+      state.db.setOutOfOrderTimeWindow(window);
+      state.oooWindow = window;
+      this.logger.info('out-of-order time window changed', { tenant, window });
+    }
+  }
+
+  /**
+   * One round of the head-compaction loop: every tenant's head, at most
+   * `headCompactionConcurrency` at a time; the database cuts blocks only once its head is
+   * compactable. A failing tenant is logged and does not stop the others.
+   */
+  async compactHeads(tenants?: readonly string[]): Promise<void> {
+    const states = this.selected(tenants);
+    await forEachBounded(states, this.config.headCompactionConcurrency, async ([tenant, state]) => {
+      try {
+        await state.db.compactHead();
+      } catch (err) {
+        this.logger.error('head compaction failed', { tenant, err: String(err) });
+      }
+    });
+  }
+
+  /**
+   * `/ingester/flush`: compacts the heads of the given tenants (all when omitted). With
+   * `wait` false it returns at once and the compaction runs on (close waits for it).
+   * The database cuts the block ranges its head is ready for (see docs/ingester.md).
+   */
+  async flush(tenants?: readonly string[], wait = true): Promise<void> {
+    this.checkOpen();
+    const run = this.compactHeads(tenants);
+    if (wait) return run;
+    const tracked = run.finally(() => this.background.delete(tracked));
+    this.background.add(tracked);
+  }
+
+  /** A tenant's stats; undefined for a tenant without a database. */
+  userStats(tenant: string): TenantStats | undefined {
+    const state = this.tenants.get(tenant);
+    if (state === undefined) return undefined;
+    const now = this.deps.clock.now();
+    const api = state.apiRate.perSecond(now);
+    const rule = state.ruleRate.perSecond(now);
+    return {
+      numSeries: state.db.head.seriesCount(),
+      ingestionRate: api + rule,
+      apiIngestionRate: api,
+      ruleIngestionRate: rule,
+    };
+  }
+
+  /** Every tenant's stats, sorted by tenant (`/ingester/all_user_stats`). */
+  allUserStats(): { tenant: string; stats: TenantStats }[] {
+    return this.tenantIds().map((tenant) => ({
+      tenant,
+      stats: this.userStats(tenant) as TenantStats,
+    }));
+  }
+
+  /** Stops the loop, waits for opens and background flushes, and closes every database. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.stopLoop();
+    await Promise.allSettled([...this.opening.values(), ...this.background]);
+    const states = [...this.tenants.values()];
+    this.tenants.clear();
+    await forEachBounded(states, this.config.openingConcurrency, (s) => s.db.close());
+  }
+
+  private stopLoop(): void {
+    this.timer?.cancel();
+    this.timer = undefined;
+  }
+
+  private selected(tenants: readonly string[] | undefined): [string, TenantState][] {
+    if (tenants === undefined) return [...this.tenants.entries()];
+    const out: [string, TenantState][] = [];
+    for (const t of new Set(tenants)) {
+      const s = this.tenants.get(t);
+      if (s !== undefined) out.push([t, s]);
+    }
+    return out;
+  }
+
+  private async openExisting(): Promise<void> {
+    if (!(await this.deps.fs.exists(this.root))) return;
+    const names: string[] = [];
+    for (const name of await this.deps.fs.readdir(this.root)) {
+      if (tenantDirProblem(name) !== undefined) continue;
+      if ((await this.deps.fs.stat(`${this.root}/${name}`))?.isDirectory === true) names.push(name);
+    }
+    await forEachBounded(names, this.config.openingConcurrency, async (tenant) => {
+      await this.state(tenant);
+    });
+    this.logger.info('tenant databases opened', { tenants: names.length });
+  }
+
+  private state(tenant: string): Promise<TenantState> {
+    const existing = this.tenants.get(tenant);
+    if (existing !== undefined) return Promise.resolve(existing);
+    this.checkOpen();
+    const problem = tenantDirProblem(tenant);
+    if (problem !== undefined) return Promise.reject(new BadDataError(problem));
+    let pending = this.opening.get(tenant);
+    if (pending === undefined) {
+      pending = this.open(tenant).finally(() => this.opening.delete(tenant));
+      this.opening.set(tenant, pending);
+    }
+    return pending;
+  }
+
+  private async open(tenant: string): Promise<TenantState> {
+    const oooWindow = this.deps.limits.outOfOrderTimeWindow(tenant);
+    const db = await TSDB.open(
+      `${this.root}/${tenant}`,
+      {
+        blockRanges: this.config.blockRanges,
+        retention: this.config.retention,
+        stripeSize: this.config.stripeSize,
+        walCompression: this.config.walCompression,
+        outOfOrderTimeWindow: oooWindow,
+        // Cortex's shipper labels blocks with the tenant; queriers rely on it.
+        blockLabels: { __org_id__: tenant },
+      },
+      {
+        fs: this.deps.fs,
+        clock: this.deps.clock,
+        random: this.deps.random.stream(`tsdb-ulid/${tenant}`),
+        logger: this.logger.child({ tenant }),
+      },
+    );
+    if (this.closed) {
+      await db.close();
+      throw new Error(`tenant databases are closed (tenant ${tenant})`);
+    }
+    const window = this.config.rateWindow ?? DEFAULT_RATE_WINDOW_MS;
+    const state: TenantState = {
+      db,
+      apiRate: new IngestionRate(window),
+      ruleRate: new IngestionRate(window),
+      creation: Promise.resolve(),
+      oooWindow,
+    };
+    this.tenants.set(tenant, state);
+    return state;
+  }
+
+  private checkOpen(): void {
+    if (this.closed) throw new Error('tenant databases are closed');
+  }
+}
+
+/** Why a tenant ID cannot name a directory under the data directory, if it cannot. */
+export function tenantDirProblem(tenant: string): string | undefined {
+  if (
+    tenant === '' ||
+    tenant === '.' ||
+    tenant === '..' ||
+    tenant.includes('/') ||
+    tenant.includes('\0')
+  )
+    return `tenant ID ${JSON.stringify(tenant)} cannot name a TSDB directory`;
+  return undefined;
+}
