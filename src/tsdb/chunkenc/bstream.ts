@@ -11,78 +11,89 @@ function lowMask(n: number): number {
   return n >= 32 ? 0xffffffff : (1 << n) - 1;
 }
 
-/** Appends bits to a growable byte buffer. */
+/** Bytes a writer continues in place (not copied) after their first `bitCount` bits. */
+export interface AdoptedBits {
+  readonly bytes: Uint8Array;
+  readonly bitCount: number;
+}
+
+/**
+ * Appends bits to a growable byte buffer. The public writes make room themselves; the
+ * protected `put*` methods do not, so an encoder that writes many fields per sample (the XOR
+ * appender extends this class) reserves room once per sample and then writes unchecked.
+ */
 export class BitStreamWriter {
-  private buf: Uint8Array;
-  private length: number;
+  protected buf: Uint8Array;
+  protected length: number;
   // Unused bits at the end of the last byte (0..8); 0 means the next bit opens a new byte,
   // 8 that the last byte is an empty one appended eagerly (see padAfterWholeBytes).
-  private freeBits = 0;
+  protected free: number;
 
-  /** Starts empty, or continues after the whole bytes of `prefix` (copied). */
-  constructor(prefix?: Uint8Array) {
-    const size = prefix?.length ?? 0;
-    this.buf = new Uint8Array(Math.max(INITIAL_CAPACITY, size * 2));
-    if (prefix !== undefined) this.buf.set(prefix);
-    this.length = size;
+  /**
+   * Starts empty, continues after the whole bytes of `prefix` (copied), or writes on in
+   * `adopted.bytes` after its first `bitCount` bits (kept, not copied).
+   */
+  constructor(init?: Uint8Array | AdoptedBits) {
+    if (init === undefined || init instanceof Uint8Array) {
+      const size = init?.length ?? 0;
+      this.buf = new Uint8Array(Math.max(INITIAL_CAPACITY, size * 2));
+      if (init !== undefined) this.buf.set(init);
+      this.length = size;
+      this.free = 0;
+    } else {
+      this.buf = init.bytes;
+      this.length = Math.ceil(init.bitCount / 8);
+      this.free = this.length * 8 - init.bitCount;
+    }
   }
 
-  private grow(): void {
+  /** Makes room for `n` more bytes. */
+  protected reserve(n: number): void {
+    if (this.length + n <= this.buf.length) return;
     // compact() may have left a tiny (even empty) buffer: never grow by less than 16 bytes.
-    const grown = new Uint8Array(Math.max(16, this.buf.length * 2));
+    const grown = new Uint8Array(Math.max(16, this.buf.length * 2, this.length + n));
     grown.set(this.buf.subarray(0, this.length));
     this.buf = grown;
   }
 
   writeBit(bit: boolean | 0 | 1): void {
-    if (this.freeBits === 0) {
-      if (this.length === this.buf.length) this.grow();
-      this.buf[this.length++] = 0;
-      this.freeBits = 8;
-    }
-    this.freeBits--;
-    if (bit === true || bit === 1) {
-      this.buf[this.length - 1] = (this.buf[this.length - 1] as number) | (1 << this.freeBits);
-    }
+    this.reserve(1);
+    this.put(bit === true || bit === 1 ? 1 : 0, 1);
   }
 
   /** Writes the low `nbits` (0..32) bits of `value`, most significant first. */
   writeBits(value: number, nbits: number): void {
-    this.putBits(value, nbits);
-    this.padAfterWholeBytes(nbits);
+    this.reserve(6);
+    this.putPadded(value, nbits);
+  }
+
+  /** Writes the low `nbits` (0..64) bits of the 64-bit value hi:lo. */
+  writeBits64(hi: number, lo: number, nbits: number): void {
+    this.reserve(10);
+    this.putBits64(hi, lo, nbits);
+  }
+
+  writeByte(byte: number): void {
+    this.writeBits(byte & 0xff, 8);
   }
 
   /**
-   * Prometheus's bstream writes the whole bytes of a value with writeByte, which always
-   * appends the next (empty) byte, and the rest with writeBit, which appends lazily. So a
-   * write that ends with a whole byte on a byte boundary leaves an empty byte at the end of
-   * the stream, and it shows in the chunk's bytes (and in the 1024-byte cut rule).
+   * Writes the low `nbits` (0..32) bits of `value` into room reserved beforehand (at most 5
+   * bytes): fills the open byte, then whole bytes, then the rest. No eager byte.
    */
-  private padAfterWholeBytes(nbits: number): void {
-    if (nbits >= 8 && (nbits & 7) === 0 && this.freeBits === 0) {
-      if (this.length === this.buf.length) this.grow();
-      this.buf[this.length++] = 0;
-      this.freeBits = 8;
-    }
-  }
-
-  private putBits(value: number, nbits: number): void {
-    // At most 5 new bytes (32 bits into a partly used byte): make room once, then work on
-    // locals, filling the open byte, then whole bytes, then the rest (the chunk encoder
-    // spends most of its time here). Bits of `value` above `nbits` are ignored.
-    while (this.length + 5 > this.buf.length) this.grow();
+  protected put(value: number, nbits: number): void {
     const buf = this.buf;
     let length = this.length;
-    let free = this.freeBits;
+    let free = this.free;
     if (nbits <= free) {
       free -= nbits;
-      buf[length - 1] = (buf[length - 1] as number) | ((value & ((1 << nbits) - 1)) << free);
-      this.freeBits = free;
+      buf[length - 1] = (buf[length - 1] as number) | ((value & lowMask(nbits)) << free);
+      this.free = free;
       return;
     }
     if (free > 0) {
       nbits -= free;
-      buf[length - 1] = (buf[length - 1] as number) | ((value >>> nbits) & ((1 << free) - 1));
+      buf[length - 1] = (buf[length - 1] as number) | ((value >>> nbits) & lowMask(free));
     }
     while (nbits >= 8) {
       nbits -= 8;
@@ -95,22 +106,37 @@ export class BitStreamWriter {
       free = 0;
     }
     this.length = length;
-    this.freeBits = free;
+    this.free = free;
   }
 
-  /** Writes the low `nbits` (0..64) bits of the 64-bit value hi:lo. */
-  writeBits64(hi: number, lo: number, nbits: number): void {
+  /** `put` followed by Prometheus's eager empty byte (room reserved beforehand: 6 bytes). */
+  protected putPadded(value: number, nbits: number): void {
+    this.put(value, nbits);
+    this.padAfterWholeBytes(nbits);
+  }
+
+  /** The 64-bit form of `putPadded` (room reserved beforehand: 10 bytes). */
+  protected putBits64(hi: number, lo: number, nbits: number): void {
     if (nbits > 32) {
-      this.putBits(hi & lowMask(nbits - 32), nbits - 32);
-      this.putBits(lo, 32);
+      this.put(hi & lowMask(nbits - 32), nbits - 32);
+      this.put(lo, 32);
     } else {
-      this.putBits(lo & lowMask(nbits), nbits);
+      this.put(lo & lowMask(nbits), nbits);
     }
     this.padAfterWholeBytes(nbits);
   }
 
-  writeByte(byte: number): void {
-    this.writeBits(byte & 0xff, 8);
+  /**
+   * Prometheus's bstream writes the whole bytes of a value with writeByte, which always
+   * appends the next (empty) byte, and the rest with writeBit, which appends lazily. So a
+   * write that ends with a whole byte on a byte boundary leaves an empty byte at the end of
+   * the stream, and it shows in the chunk's bytes (and in the 1024-byte cut rule).
+   */
+  private padAfterWholeBytes(nbits: number): void {
+    if (nbits >= 8 && (nbits & 7) === 0 && this.free === 0) {
+      this.buf[this.length++] = 0;
+      this.free = 8;
+    }
   }
 
   /** Overwrites two whole bytes at `offset` (the chunk headers live there). */
@@ -130,19 +156,19 @@ export class BitStreamWriter {
       throw new RangeError(`cannot truncate to ${bitCount} bits: stream has ${this.bitLength()}`);
     }
     if (bitCount % 8 === 0 && this.length === bytes + 1 && this.buf[bytes] === 0) {
-      this.freeBits = 8;
+      this.free = 8;
       return;
     }
     this.length = bytes;
-    this.freeBits = bytes * 8 - bitCount;
-    if (this.freeBits > 0) {
+    this.free = bytes * 8 - bitCount;
+    if (this.free > 0) {
       const last = this.buf[bytes - 1] as number;
-      this.buf[bytes - 1] = last & ~((1 << this.freeBits) - 1) & 0xff;
+      this.buf[bytes - 1] = last & ~((1 << this.free) - 1) & 0xff;
     }
   }
 
   bitLength(): number {
-    return this.length * 8 - this.freeBits;
+    return this.length * 8 - this.free;
   }
 
   /** The bytes written so far (a view; later writes may change or replace it). */

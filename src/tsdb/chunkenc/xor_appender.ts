@@ -1,12 +1,12 @@
 // The XOR chunk's encoder (Prometheus's xorAppender) together with the chunk's bit stream.
-// The appender owns the bytes (there is no separate writer object): the head appends to
-// thousands of open chunks in turn, and each object between a series and its bytes is one
-// more likely cache miss per sample. The bit writing is Prometheus's bstream, written the
-// same way BitStreamWriter does it (including the eager empty byte after whole-byte writes),
-// so the bytes are identical; room is reserved once per sample, and the sample-count header
-// is written when the bytes are read rather than on every append.
+// The appender IS the bit writer (it extends BitStreamWriter) rather than holding one: the
+// head appends to thousands of open chunks in turn, and each object between a series and
+// its bytes is one more likely cache miss per sample. Room is reserved once per sample and
+// the fields are written unchecked; the sample-count header is written when the bytes are
+// read rather than on every append.
 
 import { putUvarintBigAt } from '../encoding/index.js';
+import { BitStreamWriter } from './bstream.js';
 import type { ChunkAppender } from './chunk.js';
 
 /** Bytes of the XOR chunk header (big-endian sample count). */
@@ -57,12 +57,7 @@ function isSafeBigInt(n: bigint): boolean {
 }
 
 /** Appends to an XorChunk; obtain it from `XorChunk.appender()`. */
-export class XorAppender implements ChunkAppender {
-  private buf: Uint8Array;
-  private length: number;
-  // Unused bits at the end of the last byte (0..8); 0 means the next bit opens a new byte,
-  // 8 that the last byte is an empty one appended eagerly (see padAfterWholeBytes).
-  private free: number;
+export class XorAppender extends BitStreamWriter implements ChunkAppender {
   private count: number;
   private t: number;
   // Previous timestamp delta (Go's uint64 tDelta read as int64). `tDeltaBig` holds it only
@@ -82,9 +77,7 @@ export class XorAppender implements ChunkAppender {
    * copied; its header must hold state.count), continuing from `state`.
    */
   constructor(bytes: Uint8Array, bitCount: number, s: Readonly<XorAppenderState>) {
-    this.buf = bytes;
-    this.length = Math.ceil(bitCount / 8);
-    this.free = this.length * 8 - bitCount;
+    super({ bytes, bitCount });
     this.count = s.count;
     this.t = s.t;
     this.tDelta = s.tDelta;
@@ -159,7 +152,7 @@ export class XorAppender implements ChunkAppender {
   }
 
   /** The chunk's bytes, header included (a view; later appends may change or replace it). */
-  bytes(): Uint8Array {
+  override bytes(): Uint8Array {
     const buf = this.buf;
     buf[0] = this.count >>> 8;
     buf[1] = this.count & 0xff;
@@ -171,7 +164,7 @@ export class XorAppender implements ChunkAppender {
    * when it was replaced by an exact copy, for a new chunk to write into (`empty(spare)`);
    * callers that pass it on must not have handed out views of these bytes.
    */
-  compact(): Uint8Array | undefined {
+  override compact(): Uint8Array | undefined {
     this.bytes(); // the header
     if (this.buf.length === this.length) return undefined;
     const old = this.buf;
@@ -197,7 +190,7 @@ export class XorAppender implements ChunkAppender {
     if (count === XOR_MAX_SAMPLES) {
       throw new RangeError(`XOR chunk is full: it already holds ${XOR_MAX_SAMPLES} samples`);
     }
-    if (this.length + SAMPLE_RESERVE > this.buf.length) this.grow();
+    this.reserve(SAMPLE_RESERVE);
     if (count >= 2) {
       const delta = t - this.t;
       // A safe result of subtracting safe integers is exact, so this test suffices.
@@ -217,8 +210,8 @@ export class XorAppender implements ChunkAppender {
       this.writeValue(hi, lo);
     } else if (count === 0) {
       this.writeVarint(t);
-      this.writeBits(hi, 32);
-      this.writeBits(lo, 32);
+      this.putPadded(hi, 32);
+      this.putPadded(lo, 32);
     } else {
       const delta = t - this.t;
       if (delta >= 0 && Number.isSafeInteger(delta)) {
@@ -229,7 +222,7 @@ export class XorAppender implements ChunkAppender {
         const deltaBig = BigInt(t) - BigInt(this.t);
         const scratch = new Uint8Array(10); // rare: a negative or huge first delta
         const n = putUvarintBigAt(scratch, 0, BigInt.asUintN(64, deltaBig));
-        for (let i = 0; i < n; i++) this.writeBits(scratch[i] as number, 8);
+        for (let i = 0; i < n; i++) this.putPadded(scratch[i] as number, 8);
         this.setDeltaBig(deltaBig);
       }
       this.writeValue(hi, lo);
@@ -238,75 +231,6 @@ export class XorAppender implements ChunkAppender {
     this.vHi = hi | 0;
     this.vLo = lo | 0;
     this.count = count + 1;
-  }
-
-  private grow(): void {
-    // compact() may have left a tiny buffer: always make room for a whole sample.
-    const grown = new Uint8Array(Math.max(this.buf.length * 2, this.length + SAMPLE_RESERVE));
-    grown.set(this.buf.subarray(0, this.length));
-    this.buf = grown;
-  }
-
-  /**
-   * Writes the low `nbits` (0..32) bits of `value`, most significant first, into room
-   * reserved beforehand: fills the open byte, then whole bytes, then the rest.
-   */
-  private put(value: number, nbits: number): void {
-    const buf = this.buf;
-    let length = this.length;
-    let free = this.free;
-    if (nbits <= free) {
-      free -= nbits;
-      buf[length - 1] = (buf[length - 1] as number) | ((value & ((1 << nbits) - 1)) << free);
-      this.free = free;
-      return;
-    }
-    if (free > 0) {
-      nbits -= free;
-      buf[length - 1] = (buf[length - 1] as number) | ((value >>> nbits) & ((1 << free) - 1));
-    }
-    while (nbits >= 8) {
-      nbits -= 8;
-      buf[length++] = (value >>> nbits) & 0xff;
-    }
-    if (nbits > 0) {
-      buf[length++] = (value << (8 - nbits)) & 0xff;
-      free = 8 - nbits;
-    } else {
-      free = 0;
-    }
-    this.length = length;
-    this.free = free;
-  }
-
-  /**
-   * Prometheus's bstream writes the whole bytes of a value with writeByte, which always
-   * appends the next (empty) byte, and the rest with writeBit, which appends lazily. So a
-   * write that ends with a whole byte on a byte boundary leaves an empty byte at the end of
-   * the stream, and it shows in the chunk's bytes (and in the 1024-byte cut rule).
-   */
-  private padAfterWholeBytes(nbits: number): void {
-    if (nbits >= 8 && (nbits & 7) === 0 && this.free === 0) {
-      this.buf[this.length++] = 0;
-      this.free = 8;
-    }
-  }
-
-  private writeBits(value: number, nbits: number): void {
-    this.put(value, nbits);
-    this.padAfterWholeBytes(nbits);
-  }
-
-  /** Writes the low `nbits` (0..64) bits of the 64-bit value hi:lo. */
-  private writeBits64(hi: number, lo: number, nbits: number): void {
-    if (nbits > 32) {
-      const high = nbits - 32;
-      this.put(high >= 32 ? hi : hi & ((1 << high) - 1), high);
-      this.put(lo, 32);
-    } else {
-      this.put(nbits >= 32 ? lo : lo & ((1 << nbits) - 1), nbits);
-    }
-    this.padAfterWholeBytes(nbits);
   }
 
   /** Delta or delta-of-delta outside the safe range: exact arithmetic in bigint. */
@@ -319,8 +243,8 @@ export class XorAppender implements ChunkAppender {
       this.writeDod(Number(dodBig));
     } else {
       const bits = BigInt.asUintN(64, dodBig);
-      this.writeBits(0b1111, 4);
-      this.writeBits64(Number(bits >> 32n), Number(bits & 0xffffffffn), 64);
+      this.putPadded(0b1111, 4);
+      this.putBits64(Number(bits >> 32n), Number(bits & 0xffffffffn), 64);
     }
     this.setDeltaBig(deltaBig);
   }
@@ -351,7 +275,7 @@ export class XorAppender implements ChunkAppender {
     } else {
       this.put(0b1111, 4);
       // Two's complement halves; exact for any safe integer.
-      this.writeBits64(Math.floor(dod / TWO_POW_32) >>> 0, dod >>> 0, 64);
+      this.putBits64(Math.floor(dod / TWO_POW_32) >>> 0, dod >>> 0, 64);
     }
   }
 
@@ -385,11 +309,11 @@ export class XorAppender implements ChunkAppender {
   /** Writes the low `nbits` bits of (hi:lo >> shift). */
   private writeShiftedRight(hi: number, lo: number, shift: number, nbits: number): void {
     if (shift === 0) {
-      this.writeBits64(hi, lo, nbits);
+      this.putBits64(hi, lo, nbits);
     } else if (shift < 32) {
-      this.writeBits64(hi >>> shift, ((lo >>> shift) | (hi << (32 - shift))) >>> 0, nbits);
+      this.putBits64(hi >>> shift, ((lo >>> shift) | (hi << (32 - shift))) >>> 0, nbits);
     } else {
-      this.writeBits64(0, hi >>> (shift - 32), nbits);
+      this.putBits64(0, hi >>> (shift - 32), nbits);
     }
   }
 
@@ -400,14 +324,14 @@ export class XorAppender implements ChunkAppender {
   private writeUvarint(n: number): void {
     // Division keeps this exact above 2^32, where bit operators would truncate.
     while (n > 0x7fffffff) {
-      this.writeBits((n % 128) | 0x80, 8);
+      this.putPadded((n % 128) | 0x80, 8);
       n = Math.floor(n / 128);
     }
     while (n >= 0x80) {
-      this.writeBits((n & 0x7f) | 0x80, 8);
+      this.putPadded((n & 0x7f) | 0x80, 8);
       n >>>= 7;
     }
-    this.writeBits(n, 8);
+    this.putPadded(n, 8);
   }
 
   /** A safe integer as Go's zig-zag varint (the bytes of putVarintAt). */
@@ -417,10 +341,10 @@ export class XorAppender implements ChunkAppender {
     const first = (magnitude % 64) * 2 + (negative ? 1 : 0);
     const rest = Math.floor(magnitude / 64);
     if (rest === 0) {
-      this.writeBits(first, 8);
+      this.putPadded(first, 8);
       return;
     }
-    this.writeBits(first | 0x80, 8);
+    this.putPadded(first | 0x80, 8);
     this.writeUvarint(rest);
   }
 }
