@@ -8,7 +8,6 @@ import { unwrapParens, type Expr, type exprType } from '../parser/index.js';
 import {
   DEFAULT_ENGINE_OPTIONS,
   type EngineOptions,
-  type PromQLEngine,
   type QueryOptions,
   type QueryResult,
 } from '../query.js';
@@ -18,48 +17,27 @@ import { Labels } from '../../model/index.js';
 import type { QueryContext } from './context.js';
 import { Evaluator } from './evaluator.js';
 import { cleanupMetricLabels } from './merge.js';
-import { badStep, normalizeOptions, prepareQuery, type QueryDeps } from './prepare.js';
+import { normalizeOptions, prepareQuery, StepEngine, type QueryDeps } from './prepare.js';
 import { populateSeries } from './selectors.js';
 import type { EMatrix } from './types.js';
 
 export type EngineDeps = QueryDeps;
 
-export class Engine implements PromQLEngine {
+export class Engine extends StepEngine {
   private readonly options: EngineOptions;
 
   constructor(
     options: Partial<EngineOptions>,
     private readonly deps: EngineDeps,
   ) {
+    super();
     this.options = normalizeOptions(
       { ...DEFAULT_ENGINE_OPTIONS, ...options },
       DEFAULT_ENGINE_OPTIONS,
     );
   }
 
-  instantQuery(
-    queryable: Queryable,
-    query: string | Expr,
-    time: number,
-    options?: QueryOptions,
-  ): Promise<QueryResult> {
-    return this.exec(queryable, query, time, time, 0, options);
-  }
-
-  rangeQuery(
-    queryable: Queryable,
-    query: string | Expr,
-    start: number,
-    end: number,
-    step: number,
-    options?: QueryOptions,
-  ): Promise<QueryResult> {
-    const err = badStep(step);
-    if (err !== undefined) return Promise.reject(err);
-    return this.exec(queryable, query, start, end, step, options);
-  }
-
-  private async exec(
+  protected async exec(
     queryable: Queryable,
     query: string | Expr,
     start: number,

@@ -16,7 +16,7 @@ export { QueryContext, type LoadedSeries, type QueryContextConfig } from './cont
 export { preprocessExpr } from './preprocess.js';
 export {
   asStorageError,
-  badStep,
+  StepEngine,
   normalizeOptions,
   prepareQuery,
   type PreparedQuery,

@@ -9,7 +9,7 @@ import { PromQLError, StorageError } from '../errors.js';
 import type { FunctionCall } from '../function_call.js';
 import { FUNCTIONS } from '../functions/index.js';
 import { documentedType, exprType, parseExpr, type Expr } from '../parser/index.js';
-import type { EngineOptions, QueryOptions } from '../query.js';
+import type { EngineOptions, PromQLEngine, QueryOptions, QueryResult } from '../query.js';
 import type { Querier, Queryable } from '../storage.js';
 import { QueryContext } from './context.js';
 import { preprocessExpr } from './preprocess.js';
@@ -118,4 +118,43 @@ export async function prepareQuery(
     throw asStorageError(err);
   }
   return { expr, type, ctx, plans, querier };
+}
+
+/**
+ * The `PromQLEngine` entry points both engines share: an instant query is a range query of
+ * one step, and a range query's step is checked before anything else (as Prometheus's API
+ * and engine do). Subclasses evaluate in `exec`.
+ */
+export abstract class StepEngine implements PromQLEngine {
+  instantQuery(
+    queryable: Queryable,
+    query: string | Expr,
+    time: number,
+    options?: QueryOptions,
+  ): Promise<QueryResult> {
+    return this.exec(queryable, query, time, time, 0, options);
+  }
+
+  rangeQuery(
+    queryable: Queryable,
+    query: string | Expr,
+    start: number,
+    end: number,
+    step: number,
+    options?: QueryOptions,
+  ): Promise<QueryResult> {
+    const err = badStep(step);
+    if (err !== undefined) return Promise.reject(err);
+    return this.exec(queryable, query, start, end, step, options);
+  }
+
+  /** Evaluates at start, start+interval, … ≤ end (interval 0: one instant step). */
+  protected abstract exec(
+    queryable: Queryable,
+    query: string | Expr,
+    start: number,
+    end: number,
+    interval: number,
+    options: QueryOptions | undefined,
+  ): Promise<QueryResult>;
 }

@@ -7,7 +7,7 @@
 // whole query runs on the default evaluator.
 import { Annotations } from '../annotations.js';
 import {
-  badStep,
+  StepEngine,
   Evaluator,
   finishNames,
   inspect,
@@ -25,7 +25,6 @@ import type { Expr, VectorSelector } from '../parser/index.js';
 import {
   DEFAULT_ENGINE_OPTIONS,
   type EngineOptions,
-  type PromQLEngine,
   type QueryOptions,
   type QueryResult,
   type QueryStats,
@@ -50,41 +49,20 @@ export const DEFAULT_STEPS_BATCH = 64;
 
 export type VectorEngineDeps = QueryDeps;
 
-export class VectorEngine implements PromQLEngine {
+export class VectorEngine extends StepEngine {
   private readonly options: VectorEngineOptions;
 
   constructor(
     options: Partial<VectorEngineOptions>,
     private readonly deps: VectorEngineDeps,
   ) {
+    super();
     const merged = { ...DEFAULT_ENGINE_OPTIONS, stepsBatch: DEFAULT_STEPS_BATCH, ...options };
     if (!(merged.stepsBatch >= 1)) merged.stepsBatch = DEFAULT_STEPS_BATCH;
     this.options = normalizeOptions(merged, DEFAULT_ENGINE_OPTIONS);
   }
 
-  instantQuery(
-    queryable: Queryable,
-    query: string | Expr,
-    time: number,
-    options?: QueryOptions,
-  ): Promise<QueryResult> {
-    return this.exec(queryable, query, time, time, 0, options);
-  }
-
-  rangeQuery(
-    queryable: Queryable,
-    query: string | Expr,
-    start: number,
-    end: number,
-    step: number,
-    options?: QueryOptions,
-  ): Promise<QueryResult> {
-    const err = badStep(step);
-    if (err !== undefined) return Promise.reject(err);
-    return this.exec(queryable, query, start, end, step, options);
-  }
-
-  private async exec(
+  protected async exec(
     queryable: Queryable,
     query: string | Expr,
     start: number,
