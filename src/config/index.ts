@@ -4,7 +4,7 @@
  * It must never touch the outside world itself: files come through the FileSystem and the
  * environment through the map the caller passes in; nothing here holds mutable module state.
  */
-export type { LimitsConfig } from './limits.js';
+export { INGESTION_RATE_STRATEGIES, type LimitsConfig } from './limits.js';
 export type * from './types.js';
 export { ConfigError } from './errors.js';
 export { loadConfig, type LoadDeps, type LoadResult } from './load.js';

@@ -1,13 +1,44 @@
 /**
  * Per-tenant limits: the `limits` block of the YAML config. The same keys are
  * used by the runtime-config overrides file, so this shape is shared with the
- * overrides module.
+ * overrides module. Names, flags and defaults are Cortex's (pkg/util/validation).
  */
 export interface LimitsConfig {
   /** -distributor.ingestion-rate-limit: samples per second per tenant. */
   ingestion_rate: number;
+  /**
+   * -distributor.ingestion-rate-limit-strategy: `local` or `global`. As in Cortex only the
+   * default applies; a tenant's override is accepted but not used.
+   */
+  ingestion_rate_strategy: string;
   /** -distributor.ingestion-burst-size: token-bucket burst in samples. */
   ingestion_burst_size: number;
+  /** -distributor.ha-tracker.enable-for-all-users: deduplicate HA Prometheus pairs. */
+  accept_ha_samples: boolean;
+  /** -distributor.ha-tracker.cluster: label naming the HA cluster. */
+  ha_cluster_label: string;
+  /** -distributor.ha-tracker.replica: label naming the HA replica. */
+  ha_replica_label: string;
+  /** -distributor.ha-tracker.max-clusters: 0 = unlimited. */
+  ha_max_clusters: number;
+  /** -validation.max-length-label-name: bytes. */
+  max_label_name_length: number;
+  /** -validation.max-length-label-value: bytes (applies to the metric name too). */
+  max_label_value_length: number;
+  /** -validation.max-label-names-per-series. */
+  max_label_names_per_series: number;
+  /** -validation.max-metadata-length: bytes of metric name, HELP and UNIT. */
+  max_metadata_length: number;
+  /** -validation.reject-old-samples. */
+  reject_old_samples: boolean;
+  /** -validation.reject-old-samples.max-age: milliseconds. */
+  reject_old_samples_max_age: number;
+  /** -validation.create-grace-period: milliseconds a sample may be in the future. */
+  creation_grace_period: number;
+  /** -validation.enforce-metadata-metric-name. */
+  enforce_metadata_metric_name: boolean;
+  /** -validation.enforce-metric-name. */
+  enforce_metric_name: boolean;
   /** -ingester.max-global-series-per-user: 0 = unlimited. */
   max_global_series_per_user: number;
   /** -ingester.max-global-series-per-metric: 0 = unlimited. */
@@ -19,3 +50,6 @@ export interface LimitsConfig {
   /** -ingester.out-of-order-time-window: milliseconds; 0 = disabled. */
   out_of_order_time_window: number;
 }
+
+/** The values `ingestion_rate_strategy` accepts. */
+export const INGESTION_RATE_STRATEGIES = ['local', 'global'] as const;

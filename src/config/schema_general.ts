@@ -5,7 +5,10 @@
  */
 import { block, choices, setting } from './definition.js';
 import { TARGETS } from './targets.js';
-import { SECOND } from './time_units.js';
+import { INGESTION_RATE_STRATEGIES } from './limits.js';
+import { HOUR, MINUTE, SECOND } from './time_units.js';
+
+const DAY = 24 * HOUR;
 
 export const LOG_LEVELS = choices(['debug', 'info', 'warn', 'error']);
 
@@ -80,9 +83,68 @@ export const limitsBlock = block(
       flag: 'distributor.ingestion-rate-limit',
       help: 'Per-tenant ingestion rate limit in samples per second.',
     }),
+    ingestion_rate_strategy: setting('string', 'local', {
+      flag: 'distributor.ingestion-rate-limit-strategy',
+      help: 'Whether the ingestion rate limit should be applied individually to each distributor instance (local), or evenly shared across the cluster (global).',
+      choices: choices(INGESTION_RATE_STRATEGIES),
+    }),
     ingestion_burst_size: setting('int', 50000, {
       flag: 'distributor.ingestion-burst-size',
       help: 'Per-tenant allowed ingestion burst size (in number of samples).',
+    }),
+    accept_ha_samples: setting('bool', false, {
+      flag: 'distributor.ha-tracker.enable-for-all-users',
+      help: 'Flag to enable, for all users, handling of samples with external labels identifying replicas in an HA Prometheus setup.',
+    }),
+    ha_cluster_label: setting('string', 'cluster', {
+      flag: 'distributor.ha-tracker.cluster',
+      help: 'Prometheus label to look for in samples to identify a Prometheus HA cluster.',
+    }),
+    ha_replica_label: setting('string', '__replica__', {
+      flag: 'distributor.ha-tracker.replica',
+      help: 'Prometheus label to look for in samples to identify a Prometheus HA replica.',
+    }),
+    ha_max_clusters: setting('int', 0, {
+      flag: 'distributor.ha-tracker.max-clusters',
+      help: 'Maximum number of clusters that HA tracker will keep track of for single user. 0 to disable the limit.',
+    }),
+    max_label_name_length: setting('int', 1024, {
+      flag: 'validation.max-length-label-name',
+      help: 'Maximum length accepted for label names.',
+    }),
+    max_label_value_length: setting('int', 2048, {
+      flag: 'validation.max-length-label-value',
+      help: 'Maximum length accepted for label value. This setting also applies to the metric name.',
+    }),
+    max_label_names_per_series: setting('int', 30, {
+      flag: 'validation.max-label-names-per-series',
+      help: 'Maximum number of label names per series.',
+    }),
+    max_metadata_length: setting('int', 1024, {
+      flag: 'validation.max-metadata-length',
+      help: 'Maximum length accepted for metric metadata. Metadata refers to Metric Name, HELP and UNIT.',
+    }),
+    reject_old_samples: setting('bool', false, {
+      flag: 'validation.reject-old-samples',
+      help: 'Reject old samples.',
+    }),
+    reject_old_samples_max_age: setting('duration', 14 * DAY, {
+      flag: 'validation.reject-old-samples.max-age',
+      help: 'Maximum accepted sample age before rejecting.',
+    }),
+    // Cortex's help text (kept verbatim) dates from the chunks storage; what the setting does
+    // is bound how far in the future a sample's timestamp may be.
+    creation_grace_period: setting('duration', 10 * MINUTE, {
+      flag: 'validation.create-grace-period',
+      help: 'How far into the future a sample timestamp may be; later samples are rejected. (Cortex keeps an older help text from the chunks storage here.)',
+    }),
+    enforce_metadata_metric_name: setting('bool', true, {
+      flag: 'validation.enforce-metadata-metric-name',
+      help: 'Enforce every metadata has a metric name.',
+    }),
+    enforce_metric_name: setting('bool', true, {
+      flag: 'validation.enforce-metric-name',
+      help: 'Enforce every sample has a metric name.',
     }),
     max_global_series_per_user: setting('int', 0, {
       flag: 'ingester.max-global-series-per-user',

@@ -58,6 +58,17 @@ export function configProblems(config: Config): string[] {
       problems.push(`${name(port)} is ${value}: a port must be in 0..65535`);
   }
 
+  // Per-tenant limits are sizes, counts, rates and ages: a negative one has no meaning (the
+  // runtime-config overrides reject negatives for the same keys).
+  for (const entry of CONFIG_TABLE.settings) {
+    if (entry.blockPath !== 'limits') continue;
+    const value = getSetting(config, entry);
+    if (typeof value === 'number' && value < 0) {
+      const shown = entry.spec.kind === 'duration' ? formatDuration(value) : String(value);
+      problems.push(`${describeSetting(entry)} is ${shown}: it must not be negative`);
+    }
+  }
+
   const tsdb = config.tsdb;
   add(blockRangesProblem('tsdb.block_ranges_period', tsdb.block_ranges_period));
   const largestRange = Math.max(0, ...tsdb.block_ranges_period);

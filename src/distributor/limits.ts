@@ -1,10 +1,8 @@
 import type { Overrides } from '../overrides/index.js';
 
 /**
- * The per-tenant limits the distributor applies, with Cortex's names and defaults. Only
- * `ingestion_rate` and `ingestion_burst_size` exist in the config's `limits` block today; the
- * others come from `DEFAULT_DISTRIBUTOR_LIMITS` (or the `static` argument) until the config
- * grows them.
+ * The per-tenant limits the distributor applies, with Cortex's names and defaults. Every field
+ * is a key of the config's `limits` block and of the runtime-config overrides.
  */
 export interface DistributorLimits {
   /** `ingestion_rate`: samples per second (plus exemplars and metadata, as Cortex counts). */
@@ -65,17 +63,28 @@ export const DEFAULT_DISTRIBUTOR_LIMITS: Readonly<DistributorLimits> = Object.fr
 export type DistributorLimitsFn = (tenant: string) => DistributorLimits;
 
 /**
- * Limits from `Overrides` for the fields the config has (ingestion rate and burst, including
- * runtime-config overrides), and `fixed` for the rest.
+ * A tenant's distributor limits from `Overrides`: the `limits` block (flags and YAML) merged
+ * with the tenant's runtime-config entry, read on every call so a reload applies to the next
+ * request. The rate strategy is the default's for every tenant, as in Cortex.
  */
-export function distributorLimitsFromOverrides(
-  overrides: Overrides,
-  fixed: Partial<DistributorLimits> = {},
-): DistributorLimitsFn {
-  const base: DistributorLimits = { ...DEFAULT_DISTRIBUTOR_LIMITS, ...fixed };
+export function distributorLimitsFromOverrides(overrides: Overrides): DistributorLimitsFn {
   return (tenant) => ({
-    ...base,
     ingestionRate: overrides.ingestionRate(tenant),
     ingestionBurstSize: overrides.ingestionBurstSize(tenant),
+    // Validation admits only these two; anything but "global" means local, as in Cortex.
+    ingestionRateStrategy: overrides.ingestionRateStrategy() === 'global' ? 'global' : 'local',
+    enforceMetricName: overrides.enforceMetricName(tenant),
+    maxLabelNamesPerSeries: overrides.maxLabelNamesPerSeries(tenant),
+    maxLabelNameLength: overrides.maxLabelNameLength(tenant),
+    maxLabelValueLength: overrides.maxLabelValueLength(tenant),
+    rejectOldSamples: overrides.rejectOldSamples(tenant),
+    rejectOldSamplesMaxAgeMs: overrides.rejectOldSamplesMaxAge(tenant),
+    creationGracePeriodMs: overrides.creationGracePeriod(tenant),
+    enforceMetadataMetricName: overrides.enforceMetadataMetricName(tenant),
+    maxMetadataLength: overrides.maxMetadataLength(tenant),
+    acceptHASamples: overrides.acceptHASamples(tenant),
+    haClusterLabel: overrides.haClusterLabel(tenant),
+    haReplicaLabel: overrides.haReplicaLabel(tenant),
+    haMaxClusters: overrides.haMaxClusters(tenant),
   });
 }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { LimitsConfig } from '../config/index.js';
+import { defaultConfig, type LimitsConfig } from '../config/index.js';
 import {
   type FileHandle,
   type FileStat,
@@ -81,15 +81,7 @@ function errorLines(logger: CapturingLogger): CapturedLine[] {
 const FILE = '/etc/strata/runtime.yaml';
 const PERIOD = 10_000;
 
-const DEFAULTS: LimitsConfig = {
-  ingestion_rate: 25000,
-  ingestion_burst_size: 50000,
-  max_global_series_per_user: 0,
-  max_global_series_per_metric: 0,
-  ruler_max_rules_per_rule_group: 0,
-  ruler_max_rule_groups_per_tenant: 0,
-  out_of_order_time_window: 0,
-};
+const DEFAULTS: LimitsConfig = defaultConfig().limits;
 
 function setup(initial: string | undefined) {
   const clock = new ManualClock();

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { LimitsConfig } from '../config/index.js';
+import { defaultConfig, type LimitsConfig } from '../config/index.js';
 import { LIMIT_NAMES } from './limit_fields.js';
 import { Overrides } from './overrides.js';
 import {
@@ -9,15 +9,7 @@ import {
   type TenantLimitsOverride,
 } from './runtime_config.js';
 
-const DEFAULTS: LimitsConfig = {
-  ingestion_rate: 25000,
-  ingestion_burst_size: 50000,
-  max_global_series_per_user: 0,
-  max_global_series_per_metric: 0,
-  ruler_max_rules_per_rule_group: 0,
-  ruler_max_rule_groups_per_tenant: 0,
-  out_of_order_time_window: 0,
-};
+const DEFAULTS: LimitsConfig = defaultConfig().limits;
 
 /** A source whose config the test swaps, standing in for a manager that reloaded. */
 class SwappableSource {
@@ -62,6 +54,54 @@ overrides:
     expect(overrides.rulerMaxRuleGroupsPerTenant('tenant-a')).toBe(0);
     expect(overrides.outOfOrderTimeWindow('tenant-b')).toBe(30 * 60_000);
     expect(overrides.outOfOrderTimeWindow('tenant-a')).toBe(0);
+  });
+
+  it('answers the validation and HA getters, with the rate strategy from the defaults only', () => {
+    const ha = new Overrides(
+      { ...DEFAULTS, ingestion_rate_strategy: 'global' },
+      new SwappableSource(
+        parseRuntimeConfig(`
+overrides:
+  t:
+    ingestion_rate_strategy: local
+    accept_ha_samples: true
+    ha_cluster_label: dc
+    ha_replica_label: pod
+    ha_max_clusters: 2
+    enforce_metric_name: false
+    enforce_metadata_metric_name: false
+    max_label_names_per_series: 3
+    max_label_name_length: 4
+    max_label_value_length: 5
+    max_metadata_length: 6
+    reject_old_samples: true
+    reject_old_samples_max_age: 1h
+    creation_grace_period: 1m
+`),
+      ),
+    );
+    expect(ha.ingestionRateStrategy()).toBe('global');
+    expect(ha.limits('t').ingestion_rate_strategy).toBe('local');
+    expect(ha.acceptHASamples('t')).toBe(true);
+    expect(ha.acceptHASamples('other')).toBe(false);
+    expect(ha.haClusterLabel('t')).toBe('dc');
+    expect(ha.haClusterLabel('other')).toBe('cluster');
+    expect(ha.haReplicaLabel('t')).toBe('pod');
+    expect(ha.haReplicaLabel('other')).toBe('__replica__');
+    expect(ha.haMaxClusters('t')).toBe(2);
+    expect(ha.enforceMetricName('t')).toBe(false);
+    expect(ha.enforceMetricName('other')).toBe(true);
+    expect(ha.enforceMetadataMetricName('t')).toBe(false);
+    expect(ha.maxLabelNamesPerSeries('t')).toBe(3);
+    expect(ha.maxLabelNamesPerSeries('other')).toBe(30);
+    expect(ha.maxLabelNameLength('t')).toBe(4);
+    expect(ha.maxLabelValueLength('t')).toBe(5);
+    expect(ha.maxMetadataLength('t')).toBe(6);
+    expect(ha.rejectOldSamples('t')).toBe(true);
+    expect(ha.rejectOldSamplesMaxAge('t')).toBe(3_600_000);
+    expect(ha.rejectOldSamplesMaxAge('other')).toBe(14 * 24 * 3_600_000);
+    expect(ha.creationGracePeriod('t')).toBe(60_000);
+    expect(ha.creationGracePeriod('other')).toBe(600_000);
   });
 
   it('lists tenants with overrides sorted', () => {

@@ -46,6 +46,75 @@ export class Overrides {
     return this.limit(tenant, 'ingestion_burst_size');
   }
 
+  /**
+   * `local` or `global`. Like Cortex, the default only: a tenant cannot change how the rate
+   * limit is shared between distributors, so a runtime-config entry for it is ignored.
+   */
+  ingestionRateStrategy(): string {
+    return this.defaults.ingestion_rate_strategy;
+  }
+
+  /** Whether HA-pair deduplication applies to the tenant (-distributor.ha-tracker.enable-for-all-users). */
+  acceptHASamples(tenant: string): boolean {
+    return this.limit(tenant, 'accept_ha_samples');
+  }
+
+  /** The label naming a sample's HA cluster. */
+  haClusterLabel(tenant: string): string {
+    return this.limit(tenant, 'ha_cluster_label');
+  }
+
+  /** The label naming a sample's HA replica (dropped from accepted samples). */
+  haReplicaLabel(tenant: string): string {
+    return this.limit(tenant, 'ha_replica_label');
+  }
+
+  /** HA clusters the tracker keeps per tenant; 0 = unlimited. */
+  haMaxClusters(tenant: string): number {
+    return this.limit(tenant, 'ha_max_clusters');
+  }
+
+  /** Bytes. */
+  maxLabelNameLength(tenant: string): number {
+    return this.limit(tenant, 'max_label_name_length');
+  }
+
+  /** Bytes; also bounds the metric name. */
+  maxLabelValueLength(tenant: string): number {
+    return this.limit(tenant, 'max_label_value_length');
+  }
+
+  maxLabelNamesPerSeries(tenant: string): number {
+    return this.limit(tenant, 'max_label_names_per_series');
+  }
+
+  /** Bytes of a metadata entry's metric name, HELP and UNIT. */
+  maxMetadataLength(tenant: string): number {
+    return this.limit(tenant, 'max_metadata_length');
+  }
+
+  rejectOldSamples(tenant: string): boolean {
+    return this.limit(tenant, 'reject_old_samples');
+  }
+
+  /** Milliseconds; only used when rejectOldSamples is on. */
+  rejectOldSamplesMaxAge(tenant: string): number {
+    return this.limit(tenant, 'reject_old_samples_max_age');
+  }
+
+  /** Milliseconds a sample's timestamp may be ahead of now. */
+  creationGracePeriod(tenant: string): number {
+    return this.limit(tenant, 'creation_grace_period');
+  }
+
+  enforceMetadataMetricName(tenant: string): boolean {
+    return this.limit(tenant, 'enforce_metadata_metric_name');
+  }
+
+  enforceMetricName(tenant: string): boolean {
+    return this.limit(tenant, 'enforce_metric_name');
+  }
+
   /** In-memory series across the cluster; 0 = unlimited. */
   maxGlobalSeriesPerUser(tenant: string): number {
     return this.limit(tenant, 'max_global_series_per_user');
@@ -77,7 +146,7 @@ export class Overrides {
     return [...this.source.current().overrides.keys()].sort();
   }
 
-  private limit(tenant: string, name: LimitName): number {
+  private limit<N extends LimitName>(tenant: string, name: N): LimitsConfig[N] {
     return this.tenantOverride(tenant)?.[name] ?? this.defaults[name];
   }
 

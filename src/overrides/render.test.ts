@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { formatDuration, type LimitsConfig } from '../config/index.js';
+import { defaultConfig, formatDuration, type LimitsConfig } from '../config/index.js';
 import { Overrides } from './overrides.js';
 import { renderRuntimeConfig } from './render.js';
 import {
@@ -10,15 +10,7 @@ import {
   type TenantLimitsOverride,
 } from './runtime_config.js';
 
-const DEFAULTS: LimitsConfig = {
-  ingestion_rate: 25000,
-  ingestion_burst_size: 50000,
-  max_global_series_per_user: 0,
-  max_global_series_per_metric: 0,
-  ruler_max_rules_per_rule_group: 0,
-  ruler_max_rule_groups_per_tenant: 0,
-  out_of_order_time_window: 0,
-};
+const DEFAULTS: LimitsConfig = defaultConfig().limits;
 
 const FILE = `
 overrides:
@@ -40,7 +32,12 @@ describe('renderRuntimeConfig', () => {
     const out = renderRuntimeConfig(config, 'all', DEFAULTS);
     const full = (o: Partial<LimitsConfig>) => {
       const l = { ...DEFAULTS, ...o };
-      return { ...l, out_of_order_time_window: formatDuration(l.out_of_order_time_window) };
+      return {
+        ...l,
+        out_of_order_time_window: formatDuration(l.out_of_order_time_window),
+        reject_old_samples_max_age: formatDuration(l.reject_old_samples_max_age),
+        creation_grace_period: formatDuration(l.creation_grace_period),
+      };
     };
     expect(parseYaml(out)).toEqual({
       overrides: {
@@ -90,6 +87,20 @@ describe('renderRuntimeConfig', () => {
         ruler_max_rule_groups_per_tenant: count,
         // Whole seconds: what operators write, and exact through any Go-style formatter.
         out_of_order_time_window: fc.nat({ max: 10 * 24 * 3600 }).map((s) => s * 1000),
+        ingestion_rate_strategy: fc.constantFrom('local', 'global'),
+        accept_ha_samples: fc.boolean(),
+        ha_cluster_label: fc.string(),
+        ha_replica_label: fc.stringMatching(/^[a-zA-Z_][a-zA-Z0-9_]*$/),
+        ha_max_clusters: count,
+        max_label_name_length: count,
+        max_label_value_length: count,
+        max_label_names_per_series: count,
+        max_metadata_length: count,
+        reject_old_samples: fc.boolean(),
+        reject_old_samples_max_age: fc.nat({ max: 100 * 24 * 3600 }).map((s) => s * 1000),
+        creation_grace_period: fc.nat({ max: 24 * 3600 }).map((s) => s * 1000),
+        enforce_metadata_metric_name: fc.boolean(),
+        enforce_metric_name: fc.boolean(),
       },
       { requiredKeys: [] },
     );

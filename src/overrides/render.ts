@@ -50,6 +50,8 @@ export function renderRuntimeConfig(
   return doc.toString();
 }
 
-function renderLimit(name: LimitName, value: number): number | string {
-  return limitKind(name) === 'duration' ? formatDuration(value) : value;
+function renderLimit(name: LimitName, value: LimitsConfig[LimitName]): unknown {
+  return limitKind(name) === 'duration' && typeof value === 'number'
+    ? formatDuration(value)
+    : value;
 }

@@ -48,6 +48,46 @@ multi_kv_config:
     expect(cfg.multi_kv_config).toEqual({ primary: 'etcd', mirror_enabled: true });
   });
 
+  it('reads the validation and HA limits with their types', () => {
+    const text = `
+overrides:
+  t:
+    ingestion_rate_strategy: global
+    enforce_metric_name: false
+    max_label_names_per_series: 40
+    max_label_name_length: 100
+    max_label_value_length: 4096
+    reject_old_samples: true
+    reject_old_samples_max_age: 1w
+    creation_grace_period: 0
+    enforce_metadata_metric_name: false
+    max_metadata_length: 512
+    accept_ha_samples: true
+    ha_cluster_label: "prom cluster"
+    ha_replica_label: 123
+    ha_max_clusters: 10
+`;
+    expect(overridesOf(text)).toEqual({
+      t: {
+        ingestion_rate_strategy: 'global',
+        enforce_metric_name: false,
+        max_label_names_per_series: 40,
+        max_label_name_length: 100,
+        max_label_value_length: 4096,
+        reject_old_samples: true,
+        reject_old_samples_max_age: 7 * 24 * 3_600_000,
+        creation_grace_period: 0,
+        enforce_metadata_metric_name: false,
+        max_metadata_length: 512,
+        accept_ha_samples: true,
+        ha_cluster_label: 'prom cluster',
+        // Go's YAML decoder fills a string field from any scalar's text.
+        ha_replica_label: '123',
+        ha_max_clusters: 10,
+      },
+    });
+  });
+
   it('keeps tenants in file order', () => {
     const cfg = parseRuntimeConfig('overrides:\n  zeta: {}\n  alpha: {}\n  mid: {}\n');
     expect([...cfg.overrides.keys()]).toEqual(['zeta', 'alpha', 'mid']);
@@ -112,6 +152,41 @@ overrides:
 
 describe('parseRuntimeConfig: invalid files', () => {
   it.each([
+    [
+      'an unknown rate strategy, naming the valid ones',
+      'overrides:\n  t:\n    ingestion_rate_strategy: shared\n',
+      /limit ingestion_rate_strategy of tenant "t" \(line 3\): invalid value "shared"; expected one of local, global/,
+    ],
+    [
+      'a word that is not a boolean',
+      'overrides:\n  t:\n    accept_ha_samples: yes\n',
+      /accept_ha_samples .*expected true or false, got "yes"/,
+    ],
+    [
+      'a quoted boolean',
+      'overrides:\n  t:\n    enforce_metric_name: "false"\n',
+      /enforce_metric_name .*expected true or false/,
+    ],
+    [
+      'a negative label length',
+      'overrides:\n  t:\n    max_label_value_length: -1\n',
+      /max_label_value_length .*value -1 must not be negative/,
+    ],
+    [
+      'a negative HA cluster limit',
+      'overrides:\n  t:\n    ha_max_clusters: -2\n',
+      /ha_max_clusters .*value -2 must not be negative/,
+    ],
+    [
+      'a negative grace period',
+      'overrides:\n  t:\n    creation_grace_period: -1m\n',
+      /creation_grace_period .*"-1m"/,
+    ],
+    [
+      'a list for a label name',
+      'overrides:\n  t:\n    ha_cluster_label: [a, b]\n',
+      /ha_cluster_label .*expected a string/,
+    ],
     [
       'an unknown top-level key',
       'overides:\n  t: {}\n',

@@ -1,5 +1,11 @@
 import { type LimitsConfig, parseDuration } from '../config/index.js';
-import { isLimitName, LIMIT_NAMES, type LimitName, limitKind } from './limit_fields.js';
+import {
+  isLimitName,
+  LIMIT_NAMES,
+  limitChoices,
+  type LimitName,
+  limitKind,
+} from './limit_fields.js';
 import { RuntimeConfigError } from './runtime_config_error.js';
 import {
   describeYamlValue,
@@ -99,8 +105,8 @@ function parseOverrides(entry: YamlEntry): Map<string, TenantLimitsOverride> {
 function parseTenantLimits(tenant: string, entry: YamlEntry): TenantLimitsOverride {
   const t = JSON.stringify(tenant);
   const map = mappingOrNull(entry, `the overrides of tenant ${t} must be a mapping of limits`);
-  const limits: Partial<Record<LimitName, number>> = {};
-  if (map === undefined) return limits;
+  const limits: Partial<Record<LimitName, LimitValue>> = {};
+  if (map === undefined) return limits as TenantLimitsOverride;
   for (const { key, line, value } of map.entries) {
     if (!isLimitName(key)) {
       throw new RuntimeConfigError(
@@ -109,23 +115,43 @@ function parseTenantLimits(tenant: string, entry: YamlEntry): TenantLimitsOverri
     }
     limits[key] = parseLimitValue(key, value, `limit ${key} of tenant ${t} (line ${line})`);
   }
-  return limits;
+  // parseLimitValue returns the type limitKind(key) stands for, which is LimitsConfig[key].
+  return limits as TenantLimitsOverride;
 }
 
-function parseLimitValue(name: LimitName, value: YamlValue, where: string): number {
+type LimitValue = LimitsConfig[LimitName];
+
+function parseLimitValue(name: LimitName, value: YamlValue, where: string): LimitValue {
   const kind = limitKind(name);
-  if (value.kind !== 'scalar' || value.value === null) {
-    throw new RuntimeConfigError(
+  const wrongType = () =>
+    new RuntimeConfigError(
       `${where}: expected ${expectation(name)}, got ${describeYamlValue(value)}`,
     );
+  if (value.kind !== 'scalar' || value.value === null) throw wrongType();
+  switch (kind) {
+    case 'duration':
+      return parseDurationLimit(value.source, where);
+    case 'bool':
+      if (typeof value.value !== 'boolean' || value.quoted) throw wrongType();
+      return value.value;
+    case 'string':
+      // Like Go's YAML decoder, any scalar fills a string field with its text (`ha_cluster_label: 1`).
+      return value.source;
+    case 'choice': {
+      const allowed = limitChoices(name);
+      if (!allowed.includes(value.source)) {
+        throw new RuntimeConfigError(
+          `${where}: invalid value ${JSON.stringify(value.source)}; expected one of ${allowed.join(', ')}`,
+        );
+      }
+      return value.source;
+    }
+    case 'rate':
+    case 'count':
+      break;
   }
-  if (kind === 'duration') return parseDurationLimit(value.source, where);
   const n = value.value;
-  if (typeof n !== 'number' || value.quoted) {
-    throw new RuntimeConfigError(
-      `${where}: expected ${expectation(name)}, got ${describeYamlValue(value)}`,
-    );
-  }
+  if (typeof n !== 'number' || value.quoted) throw wrongType();
   if (!Number.isFinite(n)) {
     throw new RuntimeConfigError(`${where}: value ${value.source} is not a finite number`);
   }
@@ -166,6 +192,12 @@ function expectation(name: LimitName): string {
       return 'a non-negative whole number';
     case 'duration':
       return 'a duration like 30m';
+    case 'bool':
+      return 'true or false';
+    case 'string':
+      return 'a string';
+    case 'choice':
+      return `one of ${limitChoices(name).join(', ')}`;
   }
 }
 
