@@ -136,7 +136,7 @@ export const limitsBlock = block(
     // is bound how far in the future a sample's timestamp may be.
     creation_grace_period: setting('duration', 10 * MINUTE, {
       flag: 'validation.create-grace-period',
-      help: 'How far into the future a sample timestamp may be; later samples are rejected. (Cortex keeps an older help text from the chunks storage here.)',
+      help: 'How far into the future a sample timestamp may be; later samples are rejected.',
     }),
     enforce_metadata_metric_name: setting('bool', true, {
       flag: 'validation.enforce-metadata-metric-name',
