@@ -410,18 +410,44 @@ describe('TenantDBs: head compaction and flush', () => {
     await dbs.close();
   });
 
-  it('flush compacts the given tenants only, or all; without wait it returns at once', async () => {
+  it('flush cuts everything of the given tenants, or all; without wait it returns at once', async () => {
     const { dbs, fs } = makeDBs();
     for (const t of ['a', 'b', 'c']) await fillHead(dbs, t);
-    await dbs.flush(['a', 'missing'], true);
-    expect(dbs.get('a')?.blocks()).toHaveLength(1);
+    // A head shorter than 1.5 block ranges: the loop would not cut it, flush does.
+    await dbs.push('d', [series('up', 1, [START, 1], [START + 60_000, 2])]);
+    const before = await dump(dbs, 'a');
+    expect(before).toHaveLength(43);
+    await dbs.flush(['a', 'd', 'missing'], true);
+    // START is 13m20s into a 2h range: [START, boundary) and [first sample after it, max
+    // time + 1), with samples every 5m.
+    const lastT = START + 3.5 * HOUR;
+    const boundary = START - 800_000 + 2 * HOUR;
+    expect(
+      dbs
+        .get('a')
+        ?.blocks()
+        .map((b) => [b.meta.minTime, b.meta.maxTime]),
+    ).toEqual([
+      [START, boundary],
+      [boundary + 200_000, lastT + 1],
+    ]);
+    expect(
+      dbs
+        .get('d')
+        ?.blocks()
+        .map((b) => [b.meta.minTime, b.meta.maxTime]),
+    ).toEqual([[START, START + 60_001]]);
+    expect(dbs.get('a')?.head.seriesCount()).toBe(0);
+    expect(await dump(dbs, 'a')).toEqual(before);
     expect(dbs.get('b')?.blocks()).toHaveLength(0);
     await dbs.flush(undefined, false);
     expect(dbs.get('b')?.blocks()).toHaveLength(0);
     await dbs.close(); // waits for the background flush
     const reopened = makeDBs({ fs: new DiskFileSystem(fs.disk) });
     await reopened.dbs.start();
-    for (const t of ['a', 'b', 'c']) expect(reopened.dbs.get(t)?.blocks()).toHaveLength(1);
+    for (const t of ['a', 'b', 'c']) expect(reopened.dbs.get(t)?.blocks()).toHaveLength(2);
+    expect(reopened.dbs.get('d')?.blocks()).toHaveLength(1);
+    expect(reopened.dbs.get('a')?.head.seriesCount()).toBe(0);
     await reopened.dbs.close();
   });
 });

@@ -350,13 +350,14 @@ export class TenantDBs {
   /**
    * One round of the head-compaction loop: every tenant's head, at most
    * `headCompactionConcurrency` at a time; the database cuts blocks only once its head is
-   * compactable. A failing tenant is logged and does not stop the others.
+   * compactable, or everything with `force` (flush). A failing tenant is logged and does
+   * not stop the others.
    */
-  async compactHeads(tenants?: readonly string[]): Promise<void> {
+  async compactHeads(tenants?: readonly string[], force = false): Promise<void> {
     const states = this.selected(tenants);
     await forEachBounded(states, this.config.headCompactionConcurrency, async ([tenant, state]) => {
       try {
-        await state.db.compactHead();
+        await state.db.compactHead({ force });
       } catch (err) {
         this.logger.error('head compaction failed', { tenant, err: String(err) });
       }
@@ -364,13 +365,14 @@ export class TenantDBs {
   }
 
   /**
-   * `/ingester/flush`: compacts the heads of the given tenants (all when omitted). With
-   * `wait` false it returns at once and the compaction runs on (close waits for it).
-   * The database cuts the block ranges its head is ready for (see docs/ingester.md).
+   * `/ingester/flush`: cuts all in-memory data of the given tenants (all when omitted)
+   * into blocks, however short their heads are (forced head compaction, as Cortex's
+   * `compactBlocks(force=true)`). With `wait` false it returns at once and the compaction
+   * runs on (close waits for it).
    */
   async flush(tenants?: readonly string[], wait = true): Promise<void> {
     this.checkOpen();
-    const run = this.compactHeads(tenants);
+    const run = this.compactHeads(tenants, true);
     if (wait) return run;
     const tracked = run.finally(() => this.background.delete(tracked));
     this.background.add(tracked);

@@ -1,7 +1,8 @@
 // A tenant's database (Prometheus tsdb/db.go): the head with its WAL in `dir/wal` (and WBL in
 // `dir/wbl` once out-of-order ingestion is enabled), the blocks in `dir/<ulid>/`, and head
 // compaction that cuts the head's oldest block range into a block once the head spans more
-// than 1.5 block ranges (reference §11), followed by out-of-order compaction (ooo_compact.ts).
+// than 1.5 block ranges (reference §11), or everything at once when forced (`/ingester/flush`),
+// followed by out-of-order compaction (ooo_compact.ts).
 // Queries read blocks and head merged (querier.ts). Merging blocks with each other is
 // another module's job.
 import { Matcher } from '../../model/index.js';
@@ -33,6 +34,7 @@ import {
   type Head,
   type HeadAppender,
 } from '../head/index.js';
+import { checkpoint, deleteCheckpoints } from '../wal/index.js';
 import { headCompactable } from './block_range.js';
 import { DBQuerier, type DBSeries } from './querier.js';
 
@@ -72,6 +74,15 @@ export interface TSDBDeps {
   random: RandomStream;
   logger: Logger;
   metrics?: MetricsRegistry;
+}
+
+/** Options of compactHead. */
+export interface CompactHeadOptions {
+  /**
+   * Cut everything in the head now, not only the ranges the 1.5-range rule says are due
+   * (Cortex's and Mimir's forced compaction, used by `/ingester/flush`). See compactHead.
+   */
+  readonly force?: boolean;
 }
 
 /** What one compactHead call did. */
@@ -208,9 +219,21 @@ export class TSDB {
    * Cuts blocks from the head while it is compactable (Prometheus db.compactHead): each
    * time the range [head min time, end of its block range) becomes a block, then the head
    * and its WAL are truncated to the range's end. Then applies retention.
+   *
+   * With `force`, every range the head covers is cut however short the head is: blocks
+   * end at the block-range boundaries as usual, except the last, which ends one past the
+   * head's max time (Cortex/Mimir forced compaction). So the head's new floor is max time
+   * + 1: later appends after the old max time still land in the head, and a restart
+   * (whose replay floor is the newest block's max time) neither loses nor duplicates them.
+   * The head keeps its max time, so the ingestion window stays where it was. Out-of-order
+   * data is compacted as usual, and the whole WAL up to the current segment is
+   * checkpointed (nothing in it is needed any more).
    */
-  compactHead(): Promise<HeadCompactionResult> {
-    const run = this.compactionQueue.then(() => this.compactHeadNow());
+  compactHead(opts: CompactHeadOptions = {}): Promise<HeadCompactionResult> {
+    const force = opts.force === true;
+    const run = this.compactionQueue.then(() =>
+      force ? this.forceCompactHeadNow() : this.compactHeadNow(),
+    );
     this.compactionQueue = run.catch(() => undefined);
     return run;
   }
@@ -259,28 +282,81 @@ export class TSDB {
       headCompactable(this.head.minTime(), this.head.maxTime(), this.chunkRange)
     ) {
       const mint = this.head.minTime();
-      const maxt = rangeForTimestamp(mint, this.chunkRange);
-      const meta = await this.cutBlock(mint, maxt);
-      if (meta !== undefined) blocks.push(meta);
-      ranges.push({ mint, maxt });
-      await truncateHead(
-        this.head,
-        maxt,
-        { fs: this.deps.fs },
-        this.config.walCompression === undefined ? {} : { compress: this.config.walCompression },
-      );
-      this.deps.logger.info('head compacted', {
-        dir: this.dir,
-        mint,
-        maxt,
-        block: meta?.ulid ?? null,
-      });
+      await this.cutRange(mint, rangeForTimestamp(mint, this.chunkRange), blocks, ranges);
     }
     // Like Prometheus, out-of-order data is compacted after the head was (it may then
     // overlap the new in-order blocks; queries and vertical compaction merge them).
     const oooBlocks = ranges.length > 0 ? await this.compactOOONow() : [];
     await this.applyRetention();
     return { blocks, oooBlocks, ranges };
+  }
+
+  private async forceCompactHeadNow(): Promise<HeadCompactionResult> {
+    this.checkOpen();
+    const blocks: BlockMeta[] = [];
+    const ranges: { mint: number; maxt: number }[] = [];
+    // Samples appended while this runs may raise the max time: only what was there when
+    // the flush began is cut, later data stays in the head for the next compaction.
+    const last = this.head.maxTime();
+    // After a previous forced cut the head keeps its max time but its min time moved past
+    // it: then there is nothing in order left to cut.
+    while (!this.head.isEmpty() && this.head.minTime() <= last) {
+      const mint = this.head.minTime();
+      const maxt = Math.min(rangeForTimestamp(mint, this.chunkRange), last + 1);
+      await this.cutRange(mint, maxt, blocks, ranges);
+    }
+    const oooBlocks = await this.compactOOONow();
+    if (ranges.length > 0) await this.checkpointWholeWAL(last + 1);
+    await this.applyRetention();
+    return { blocks, oooBlocks, ranges };
+  }
+
+  /** Cuts [mint, maxt) into a block (if it has samples) and truncates head and WAL to maxt. */
+  private async cutRange(
+    mint: number,
+    maxt: number,
+    blocks: BlockMeta[],
+    ranges: { mint: number; maxt: number }[],
+  ): Promise<void> {
+    const meta = await this.cutBlock(mint, maxt);
+    if (meta !== undefined) blocks.push(meta);
+    ranges.push({ mint, maxt });
+    await truncateHead(this.head, maxt, { fs: this.deps.fs }, this.checkpointOptions());
+    this.deps.logger.info('head compacted', {
+      dir: this.dir,
+      mint,
+      maxt,
+      block: meta?.ulid ?? null,
+    });
+  }
+
+  /**
+   * Checkpoints every WAL segment before the one being written (truncateHead keeps the
+   * newest third, which a forced flush has just put into blocks): only series still in
+   * the head and samples at or after `mint` survive into the checkpoint.
+   */
+  private async checkpointWholeWAL(mint: number): Promise<void> {
+    const wal = this.head.wal;
+    if (wal === undefined) return;
+    const { first } = await wal.segments();
+    // Writing continues in a fresh segment, so every older one can go.
+    const last = (await wal.nextSegment()) - 1;
+    if (first < 0 || last < first) return;
+    await checkpoint(
+      wal.dir,
+      first,
+      last,
+      (ref) => this.head.seriesByRef(ref) !== undefined,
+      mint,
+      { fs: this.deps.fs, logger: this.deps.logger },
+      this.checkpointOptions(),
+    );
+    await wal.truncate(last + 1);
+    await deleteCheckpoints(wal.dir, last, { fs: this.deps.fs });
+  }
+
+  private checkpointOptions(): { compress?: boolean } {
+    return this.config.walCompression === undefined ? {} : { compress: this.config.walCompression };
   }
 
   /**
