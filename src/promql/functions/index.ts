@@ -38,6 +38,7 @@ export {
 export { POSITION_FORMATTER_KEY, positionRange, type PositionFormatter } from './position.js';
 export { almostEqual, bucketQuantile, bucketFraction, quantile, type Bucket } from './quantile.js';
 export { kahanInc } from './common.js';
+export { kahanMean } from './over_time.js';
 export { linearRegression } from './regression.js';
 
 /** Function name → implementation (Prometheus's FunctionCalls, float samples). */

@@ -19,15 +19,16 @@ function overTime(fn: (points: readonly FPoint[]) => number, keepName = false): 
 /**
  * Direct mean with Kahan summation while the running sum stays finite, then incremental
  * mean (prometheus#16714): more accurate than incremental mean, yet free of overflow.
+ * Reads the `length` (≥ 1) values through `at`, so both engines' window shapes share it.
  */
-export function avgOverTime(points: readonly FPoint[]): number {
-  let sum = points[0]!.f;
+export function kahanMean(length: number, at: (i: number) => number): number {
+  let sum = at(0);
   let count = 1;
   let mean = 0;
   let kahanC = 0;
   let incrementalMean = false;
-  for (let i = 1; i < points.length; i++) {
-    const f = points[i]!.f;
+  for (let i = 1; i < length; i++) {
+    const f = at(i);
     count = i + 1;
     if (!incrementalMean) {
       const [newSum, newC] = kahanInc(f, sum, kahanC);
@@ -45,6 +46,10 @@ export function avgOverTime(points: readonly FPoint[]): number {
   }
   if (incrementalMean) return mean + kahanC;
   return sum / count + kahanC / count;
+}
+
+export function avgOverTime(points: readonly FPoint[]): number {
+  return kahanMean(points.length, (i) => points[i]!.f);
 }
 
 export function sumOverTime(points: readonly FPoint[]): number {

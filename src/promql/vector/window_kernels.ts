@@ -2,7 +2,7 @@
 // ring buffer instead of copying it into point objects for the function-call contract. Each
 // one repeats the function library's arithmetic operation for operation (rate.ts,
 // over_time.ts), so results are bit-identical; the differential test holds them to that.
-import { kahanInc } from '../functions/index.js';
+import { kahanInc, kahanMean } from '../functions/index.js';
 import type { PointRing } from './point_ring.js';
 
 /** The function's value over the window at `ts`, or undefined for no output. */
@@ -82,32 +82,7 @@ const sumOverTime: ColumnKernel = (w) => {
   return sum + c;
 };
 
-const avgOverTime: ColumnKernel = (w) => {
-  let sum = w.f(0);
-  let count = 1;
-  let mean = 0;
-  let kahanC = 0;
-  let incrementalMean = false;
-  for (let i = 1; i < w.length; i++) {
-    const f = w.f(i);
-    count = i + 1;
-    if (!incrementalMean) {
-      const [newSum, newC] = kahanInc(f, sum, kahanC);
-      if (newSum !== Infinity && newSum !== -Infinity) {
-        sum = newSum;
-        kahanC = newC;
-        continue;
-      }
-      incrementalMean = true;
-      mean = sum / (count - 1);
-      kahanC /= count - 1;
-    }
-    const q = (count - 1) / count;
-    [mean, kahanC] = kahanInc(f / count, q * mean, q * kahanC);
-  }
-  if (incrementalMean) return mean + kahanC;
-  return sum / count + kahanC / count;
-};
+const avgOverTime: ColumnKernel = (w) => kahanMean(w.length, (i) => w.f(i));
 
 function extremum(better: (cur: number, kept: number) => boolean): ColumnKernel {
   return (w) => {
