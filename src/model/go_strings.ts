@@ -58,8 +58,10 @@ function isGoPrintable(cp: number): boolean {
 /**
  * Go's strconv.Quote: double-quoted, with `"` and `\` escaped, printable runes kept, C
  * escapes for \a \b \f \n \r \t \v, `\xHH` for other ASCII controls, `\uHHHH` / `\UHHHHHHHH`
- * for other non-printable runes. A lone surrogate is rendered as U+FFFD, which is what its
- * UTF-8 encoding becomes.
+ * for other non-printable runes. A lone surrogate U+DC80–U+DCFF stands for the invalid byte
+ * 0x80–0xFF it escapes (the PromQL lexer's "surrogateescape" of Go strings holding invalid
+ * UTF-8), and is printed as Go prints that byte: `\xHH`. Any other lone surrogate is
+ * rendered as U+FFFD, which is what its UTF-8 encoding becomes.
  */
 export function goQuote(s: string): string {
   let out = '"';
@@ -95,6 +97,8 @@ export function goQuote(s: string): string {
         default:
           out += '\\x' + hex(cp, 2);
       }
+    } else if (cp >= 0xdc80 && cp <= 0xdcff) {
+      out += '\\x' + hex(cp - 0xdc00, 2);
     } else if (cp >= 0xd800 && cp <= 0xdfff) {
       out += '\ufffd';
     } else if (PRINTABLE.test(ch)) {

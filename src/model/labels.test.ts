@@ -139,6 +139,13 @@ describe('goQuote', () => {
     expect(goQuote('\u{E0001}')).toBe('"\\U000e0001"');
     expect(goQuote('\ud800')).toBe('"\ufffd"');
   });
+
+  it('prints an escaped invalid byte (U+DC80–U+DCFF) as Go prints the byte', () => {
+    // "a\xc5z" in a PromQL string literal reaches the model as a\udcc5z.
+    expect(goQuote('a\udcc5z')).toBe('"a\\xc5z"');
+    expect(goQuote('\udc80\udcff')).toBe('"\\x80\\xff"');
+    expect(goQuote('\udc7f')).toBe('"\ufffd"');
+  });
 });
 
 describe('name validation', () => {
