@@ -1,5 +1,5 @@
 import { formatDuration } from '../config/index.js';
-import { escapeHtml } from '../server/index.js';
+import { escapeHtml, htmlPage } from '../server/index.js';
 import type { ElectedReplica } from './ha_tracker.js';
 
 export interface HATrackerPageInput {
@@ -31,14 +31,9 @@ export function renderHATrackerPage(input: HATrackerPageInput): string {
     input.elected.length === 0
       ? '<tr><td colspan="6">No elected replicas (HA tracking disabled, or no HA samples received yet).</td></tr>'
       : '';
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<title>Strata HA Tracker Status</title>
-</head>
-<body>
-<h1>HA Tracker Status</h1>
+  return htmlPage(
+    'Strata HA Tracker Status',
+    `<h1>HA Tracker Status</h1>
 <p>Current time: ${escapeHtml(new Date(input.nowMs).toISOString())}</p>
 <table width="100%" border="1">
 <thead>
@@ -47,8 +42,6 @@ export function renderHATrackerPage(input: HATrackerPageInput): string {
 <tbody>
 ${rows}${empty}
 </tbody>
-</table>
-</body>
-</html>
-`;
+</table>`,
+  );
 }

@@ -5,6 +5,7 @@
  * registers `serveRingPage` at `/ingester/ring`, `/distributor/ring`, `/ring`...
  */
 import type { KV, Logger } from '../runtime/index.js';
+import { escapeHtml, htmlPage } from '../server/index.js';
 import { JSON_RING_CODEC, type RingCodec } from './codec.js';
 import type { RingInstance } from './replication.js';
 import type { ReadRing } from './ring.js';
@@ -36,16 +37,16 @@ export function renderRingPage(
     const ago = Math.round(nowMs / 1000 - inst.timestamp);
     const forget = healthy
       ? ''
-      : `<form method="POST"><button name="forget" value="${esc(inst.id)}" type="submit">Forget</button></form>`;
+      : `<form method="POST"><button name="forget" value="${escapeHtml(inst.id)}" type="submit">Forget</button></form>`;
     return [
       `<tr${healthy ? '' : ' class="unhealthy"'}>`,
-      `<td>${esc(inst.id)}</td>`,
-      `<td>${esc(inst.zone)}</td>`,
-      `<td>${esc(inst.state)}</td>`,
+      `<td>${escapeHtml(inst.id)}</td>`,
+      `<td>${escapeHtml(inst.zone)}</td>`,
+      `<td>${escapeHtml(inst.state)}</td>`,
       `<td>${healthy ? 'HEALTHY' : 'UNHEALTHY'}</td>`,
-      `<td>${esc(inst.addr)}</td>`,
-      `<td>${inst.registeredTimestamp > 0 ? esc(isoSeconds(inst.registeredTimestamp)) : ''}</td>`,
-      `<td>${esc(isoSeconds(inst.timestamp))} (${ago}s ago)</td>`,
+      `<td>${escapeHtml(inst.addr)}</td>`,
+      `<td>${inst.registeredTimestamp > 0 ? escapeHtml(isoSeconds(inst.registeredTimestamp)) : ''}</td>`,
+      `<td>${escapeHtml(isoSeconds(inst.timestamp))} (${ago}s ago)</td>`,
       `<td>${inst.tokens.length}</td>`,
       `<td>${(share * 100).toFixed(2)}%</td>`,
       `<td>${forget}</td>`,
@@ -54,30 +55,19 @@ export function renderRingPage(
   });
   const tokenList = options.showTokens
     ? instances
-        .map((inst) => `<h3>${esc(inst.id)}</h3><p class="tokens">${inst.tokens.join(' ')}</p>`)
+        .map(
+          (inst) => `<h3>${escapeHtml(inst.id)}</h3><p class="tokens">${inst.tokens.join(' ')}</p>`,
+        )
         .join('\n')
     : '';
   const toggle = options.showTokens
     ? '<a href="?tokens=false">Hide tokens</a>'
     : '<a href="?tokens=true">Show tokens</a>';
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<title>${esc(title)}</title>
-<style>
-body { font-family: sans-serif; margin: 1.5em; }
-table { border-collapse: collapse; }
-th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: left; }
-th { background: #f3f3f3; }
-tr.unhealthy { background: #fde2e2; }
-.tokens { font-family: monospace; word-break: break-all; }
-</style>
-</head>
-<body>
-<h1>${esc(title)}</h1>
-<p>Current time: ${esc(isoSeconds(Math.floor(nowMs / 1000)))}. Instances: ${instances.length}, healthy: ${instances.filter((i) => ring.isHealthy(i)).length}.</p>
-${options.message === undefined ? '' : `<p class="message">${esc(options.message)}</p>`}
+  return htmlPage(
+    title,
+    `<h1>${escapeHtml(title)}</h1>
+<p>Current time: ${escapeHtml(isoSeconds(Math.floor(nowMs / 1000)))}. Instances: ${instances.length}, healthy: ${instances.filter((i) => ring.isHealthy(i)).length}.</p>
+${options.message === undefined ? '' : `<p class="message">${escapeHtml(options.message)}</p>`}
 <table>
 <thead><tr><th>Instance ID</th><th>Availability Zone</th><th>State</th><th>Health</th><th>Address</th><th>Registered At</th><th>Last Heartbeat</th><th>Tokens</th><th>Ownership</th><th>Actions</th></tr></thead>
 <tbody>
@@ -85,10 +75,9 @@ ${rows.join('\n')}
 </tbody>
 </table>
 <p>${toggle}</p>
-${tokenList}
-</body>
-</html>
-`;
+${tokenList}`,
+    'tr.unhealthy { background: #fde2e2; }\n.tokens { font-family: monospace; word-break: break-all; }\n',
+  );
 }
 
 /** Removes `instanceId` from the ring key. Resolves to whether it was there. */
@@ -154,18 +143,6 @@ export async function serveRingPage(
 
 function text(status: number, body: string): RingPageResponse {
   return { status, headers: { 'Content-Type': 'text/plain; charset=utf-8' }, body };
-}
-
-const ESCAPES: Readonly<Record<string, string>> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&#39;',
-};
-
-function esc(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c);
 }
 
 function isoSeconds(seconds: number): string {

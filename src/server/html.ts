@@ -13,8 +13,11 @@ export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (ch) => HTML_ESCAPES[ch] ?? ch);
 }
 
-/** A complete, dependency-free HTML page. `bodyHtml` must already be escaped. */
-export function htmlPage(title: string, bodyHtml: string): string {
+/**
+ * A complete, dependency-free HTML page. `bodyHtml` must already be escaped; `extraCss`
+ * adds page-specific rules to the shared style sheet.
+ */
+export function htmlPage(title: string, bodyHtml: string, extraCss = ''): string {
   return `<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -27,7 +30,7 @@ th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: left; vertic
 th { background: #f3f3f3; }
 code { font-size: 0.95em; }
 .note { color: #666; }
-</style>
+${extraCss}</style>
 </head>
 <body>
 ${bodyHtml}

@@ -61,4 +61,4 @@ export {
   type DebugRoutesDeps,
   type Profiler,
 } from './debug_routes.js';
-export { escapeHtml } from './html.js';
+export { escapeHtml, htmlPage } from './html.js';

@@ -22,6 +22,7 @@ import type { Chunk, ChunkIterator, FloatSample } from './chunk.js';
 import { Encoding, ValueType } from './encoding.js';
 import {
   XOR_HEADER_BYTES as HEADER_BYTES,
+  isSafeBigInt,
   XorAppender,
   type XorAppenderState,
 } from './xor_appender.js';
@@ -37,10 +38,6 @@ export const MAX_XOR_SAMPLE_BYTES = 19;
 const TWO_POW_32 = 4294967296;
 /** What a chunk wrapped from bytes keeps as `data` once it writes through its appender. */
 const EMPTY_BYTES = new Uint8Array(0);
-
-function isSafeBigInt(n: bigint): boolean {
-  return n >= BigInt(Number.MIN_SAFE_INTEGER) && n <= BigInt(Number.MAX_SAFE_INTEGER);
-}
 
 /** An XOR-encoded chunk of float samples. */
 export class XorChunk implements Chunk {

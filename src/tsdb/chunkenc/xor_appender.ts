@@ -52,7 +52,8 @@ function ctz32(x: number): number {
   return 31 - Math.clz32(x & -x);
 }
 
-function isSafeBigInt(n: bigint): boolean {
+/** Whether an exact int64 fits a JS number without loss. */
+export function isSafeBigInt(n: bigint): boolean {
   return n >= BigInt(Number.MIN_SAFE_INTEGER) && n <= BigInt(Number.MAX_SAFE_INTEGER);
 }
 
