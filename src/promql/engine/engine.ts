@@ -5,30 +5,24 @@
 // from the injected clock between steps and storage calls, and the caller's AbortSignal.
 import { PromQLError } from '../errors.js';
 import { unwrapParens, type Expr, type exprType } from '../parser/index.js';
-import {
-  DEFAULT_ENGINE_OPTIONS,
-  type EngineOptions,
-  type QueryOptions,
-  type QueryResult,
-} from '../query.js';
-import type { Queryable } from '../storage.js';
+import { DEFAULT_ENGINE_OPTIONS, type EngineOptions, type QueryResult } from '../query.js';
 import type { QueryValue, Series, Vector } from '../value.js';
 import { Labels } from '../../model/index.js';
 import type { QueryContext } from './context.js';
 import { Evaluator } from './evaluator.js';
 import { cleanupMetricLabels } from './merge.js';
-import { normalizeOptions, prepareQuery, StepEngine, type QueryDeps } from './prepare.js';
+import { normalizeOptions, StepEngine, type PreparedQuery, type QueryDeps } from './prepare.js';
 import { populateSeries } from './selectors.js';
 import type { EMatrix } from './types.js';
 
 export type EngineDeps = QueryDeps;
 
 export class Engine extends StepEngine {
-  private readonly options: EngineOptions;
+  protected readonly options: EngineOptions;
 
   constructor(
     options: Partial<EngineOptions>,
-    private readonly deps: EngineDeps,
+    protected readonly deps: EngineDeps,
   ) {
     super();
     this.options = normalizeOptions(
@@ -37,24 +31,12 @@ export class Engine extends StepEngine {
     );
   }
 
-  protected async exec(
-    queryable: Queryable,
-    query: string | Expr,
+  protected async evaluate(
+    q: PreparedQuery,
     start: number,
     end: number,
     interval: number,
-    options: QueryOptions | undefined,
   ): Promise<QueryResult> {
-    const q = await prepareQuery(
-      this.options,
-      this.deps,
-      queryable,
-      query,
-      start,
-      end,
-      interval,
-      options,
-    );
     const { expr, type, ctx, querier } = q;
     let mat: EMatrix;
     try {

@@ -122,10 +122,13 @@ export async function prepareQuery(
 
 /**
  * The `PromQLEngine` entry points both engines share: an instant query is a range query of
- * one step, and a range query's step is checked before anything else (as Prometheus's API
- * and engine do). Subclasses evaluate in `exec`.
+ * one step, a range query's step is checked before anything else (as Prometheus's API and
+ * engine do), and every query is prepared the same way. Subclasses evaluate in `evaluate`.
  */
 export abstract class StepEngine implements PromQLEngine {
+  protected abstract readonly options: EngineOptions;
+  protected abstract readonly deps: QueryDeps;
+
   instantQuery(
     queryable: Queryable,
     query: string | Expr,
@@ -148,13 +151,32 @@ export abstract class StepEngine implements PromQLEngine {
     return this.exec(queryable, query, start, end, step, options);
   }
 
-  /** Evaluates at start, start+interval, … ≤ end (interval 0: one instant step). */
-  protected abstract exec(
+  private async exec(
     queryable: Queryable,
     query: string | Expr,
     start: number,
     end: number,
     interval: number,
     options: QueryOptions | undefined,
+  ): Promise<QueryResult> {
+    const q = await prepareQuery(
+      this.options,
+      this.deps,
+      queryable,
+      query,
+      start,
+      end,
+      interval,
+      options,
+    );
+    return this.evaluate(q, start, end, interval);
+  }
+
+  /** Evaluates a prepared query at start, start+interval, … ≤ end (interval 0: one step). */
+  protected abstract evaluate(
+    q: PreparedQuery,
+    start: number,
+    end: number,
+    interval: number,
   ): Promise<QueryResult>;
 }

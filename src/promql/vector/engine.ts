@@ -13,7 +13,7 @@ import {
   inspect,
   normalizeOptions,
   populateSeries,
-  prepareQuery,
+  type PreparedQuery,
   QueryContext,
   shapeResult,
   type EMatrix,
@@ -21,15 +21,14 @@ import {
 } from '../engine/index.js';
 import { PromQLError } from '../errors.js';
 import { exprToString } from '../format/index.js';
-import type { Expr, VectorSelector } from '../parser/index.js';
+import type { VectorSelector } from '../parser/index.js';
 import {
   DEFAULT_ENGINE_OPTIONS,
   type EngineOptions,
-  type QueryOptions,
   type QueryResult,
   type QueryStats,
 } from '../query.js';
-import type { Queryable, SelectHints } from '../storage.js';
+import type { SelectHints } from '../storage.js';
 import {
   makeGrid,
   stepTime,
@@ -50,11 +49,11 @@ export const DEFAULT_STEPS_BATCH = 64;
 export type VectorEngineDeps = QueryDeps;
 
 export class VectorEngine extends StepEngine {
-  private readonly options: VectorEngineOptions;
+  protected readonly options: VectorEngineOptions;
 
   constructor(
     options: Partial<VectorEngineOptions>,
-    private readonly deps: VectorEngineDeps,
+    protected readonly deps: VectorEngineDeps,
   ) {
     super();
     const merged = { ...DEFAULT_ENGINE_OPTIONS, stepsBatch: DEFAULT_STEPS_BATCH, ...options };
@@ -62,24 +61,12 @@ export class VectorEngine extends StepEngine {
     this.options = normalizeOptions(merged, DEFAULT_ENGINE_OPTIONS);
   }
 
-  protected async exec(
-    queryable: Queryable,
-    query: string | Expr,
+  protected async evaluate(
+    q: PreparedQuery,
     start: number,
     end: number,
     interval: number,
-    options: QueryOptions | undefined,
   ): Promise<QueryResult> {
-    const q = await prepareQuery(
-      this.options,
-      this.deps,
-      queryable,
-      query,
-      start,
-      end,
-      interval,
-      options,
-    );
     const { expr, type, ctx, plans, querier } = q;
     let annotations = ctx.config.annotations;
     const stats: QueryStats = { totalQueryableSamples: 0, peakSamples: 0, engine: 'thanos' };
