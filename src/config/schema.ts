@@ -19,6 +19,7 @@ import {
 } from './schema_general.js';
 import { compactorBlock, ingesterBlock, storeGatewayBlock } from './schema_ring.js';
 import { tsdbBlock } from './schema_storage.js';
+import { distributorBlock, querierBlock } from './schema_components.js';
 import type { Config } from './types.js';
 
 export const configSchema = block('Top-level settings.', {
@@ -27,7 +28,9 @@ export const configSchema = block('Top-level settings.', {
   http_prefix: httpPrefix,
   api: apiBlock,
   server: serverBlock,
+  distributor: distributorBlock,
   ingester: ingesterBlock,
+  querier: querierBlock,
   storage: storageBlock,
   limits: limitsBlock,
   tsdb: tsdbBlock,

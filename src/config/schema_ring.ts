@@ -23,7 +23,11 @@ export const MULTI_KV_BACKENDS = choices(
  * The `kvstore` block. `clientPrefix` prefixes the consul/etcd/multi client flags and
  * `storePrefix` the store/prefix flags (they differ only for the ingester ring).
  */
-export function kvStoreBlock(clientPrefix: string, storePrefix: string) {
+export function kvStoreBlock(
+  clientPrefix: string,
+  storePrefix: string,
+  defaultPrefix = 'collectors/',
+) {
   const consulFlag = (suffix: string, ...oldSuffixes: string[]) => ({
     flag: [
       `${clientPrefix}consul.${suffix}`,
@@ -38,7 +42,7 @@ export function kvStoreBlock(clientPrefix: string, storePrefix: string) {
       help: 'Backend storage to use for the ring (memberlist is experimental).',
       choices: KV_STORES,
     }),
-    prefix: setting('string', 'collectors/', {
+    prefix: setting('string', defaultPrefix, {
       flag: `${storePrefix}prefix`,
       help: 'The prefix for the keys in the store. Should end with a /.',
     }),
@@ -146,6 +150,18 @@ export const ingesterBlock = block('Ingester settings.', {
     tokens_file_path: setting('string', '', {
       flag: 'ingester.tokens-file-path',
       help: 'File path where tokens are stored. If empty, tokens are not stored at shutdown and restored at startup.',
+    }),
+    id: setting('string', '', {
+      flag: ['ingester.lifecycler.ID', 'ingester.lifecycler.id'],
+      help: 'ID to register in the ring (empty: the hostname).',
+    }),
+    address: setting('string', '', {
+      flag: 'ingester.lifecycler.addr',
+      help: 'Address to advertise in the ring (empty: the internal RPC listen address, with the hostname when it listens on all interfaces).',
+    }),
+    availability_zone: setting('string', '', {
+      flag: 'ingester.availability-zone',
+      help: 'The availability zone of the host this instance runs on.',
     }),
   }),
   flush_on_shutdown_with_wal_enabled: setting('bool', false, {

@@ -12,7 +12,9 @@ export interface Config {
   http_prefix: string;
   api: ApiConfig;
   server: ServerConfig;
+  distributor: DistributorConfig;
   ingester: IngesterConfig;
+  querier: QuerierConfig;
   storage: StorageConfig;
   limits: LimitsConfig;
   tsdb: TsdbConfig;
@@ -52,6 +54,34 @@ export interface LifecyclerConfig {
   join_after: number;
   min_ready_duration: number;
   tokens_file_path: string;
+  /** Ring ID; empty means the Env's node name (the hostname). */
+  id: string;
+  /** Advertised address; empty means the internal RPC listen address. */
+  address: string;
+  availability_zone: string;
+}
+
+export interface DistributorConfig {
+  remote_timeout: number;
+  shard_by_all_labels: boolean;
+  extend_writes: boolean;
+  max_recv_msg_size: number;
+  ha_tracker: HATrackerBlockConfig;
+}
+
+export interface HATrackerBlockConfig {
+  enable_ha_tracker: boolean;
+  ha_tracker_update_timeout: number;
+  ha_tracker_update_timeout_jitter_max: number;
+  ha_tracker_failover_timeout: number;
+  kvstore: KVStoreConfig;
+}
+
+export interface QuerierConfig {
+  timeout: number;
+  max_samples: number;
+  lookback_delta: number;
+  query_ingesters_within: number;
 }
 
 export interface IngesterRingConfig {

@@ -39,3 +39,29 @@ export {
   type TenantLimits,
   type TenantStats,
 } from './tenant_dbs.js';
+export {
+  TransportIngesterClient,
+  type IngesterCallOptions,
+  type IngesterClient,
+} from './client.js';
+export {
+  INGESTER_ALL_USER_STATS,
+  INGESTER_LABEL_NAMES,
+  INGESTER_LABEL_VALUES,
+  INGESTER_PUSH,
+  INGESTER_QUERY_STREAM,
+  INGESTER_USER_STATS,
+  PUSH_SOURCE_HEADER,
+  TENANT_RPC_HEADER,
+  decodeSeriesSamples,
+  encodeSeriesSamples,
+  fromWireMatchers,
+  toWireMatchers,
+  type LabelNamesRequest,
+  type LabelValuesRequest,
+  type QueryRequest,
+  type SeriesSamples,
+  type WireMatcher,
+  type WireTenantStats,
+  type WireUserStats,
+} from './wire.js';

@@ -1,0 +1,72 @@
+/**
+ * Definition table, component part: the distributor's and the querier's own settings (the
+ * ingester's live with its ring in schema_ring.ts). Names, flags and defaults are Cortex's.
+ */
+import { block, setting } from './definition.js';
+import { kvStoreBlock } from './schema_ring.js';
+import { MINUTE, SECOND } from './time_units.js';
+
+const HA = 'distributor.ha-tracker.';
+
+export const distributorBlock = block(
+  'The distributor: receives pushes and sends them to ingesters.',
+  {
+    remote_timeout: setting('duration', 2 * SECOND, {
+      flag: 'distributor.remote-timeout',
+      help: 'Timeout for downstream ingesters.',
+    }),
+    shard_by_all_labels: setting('bool', false, {
+      flag: 'distributor.shard-by-all-labels',
+      help: 'Distribute samples based on all labels, as opposed to solely by user and metric name.',
+    }),
+    extend_writes: setting('bool', true, {
+      flag: 'distributor.extend-writes',
+      help: 'Try writing to an additional ingester in the presence of an ingester not in the ACTIVE state. It is useful to disable this along with -ingester.unregister-on-shutdown=false in order to not spread samples to extra ingesters during rolling restarts with consistent naming.',
+    }),
+    max_recv_msg_size: setting('int', 100 << 20, {
+      flag: 'distributor.max-recv-msg-size',
+      help: 'Remote write API: maximum size in bytes of a push request body, after decompression.',
+    }),
+    ha_tracker: block('The HA tracker: de-duplicates samples from HA pairs of Prometheus.', {
+      enable_ha_tracker: setting('bool', false, {
+        flag: `${HA}enable`,
+        help: 'Enable the distributors HA tracker so that it can accept samples from Prometheus HA replicas gracefully (requires labels).',
+      }),
+      ha_tracker_update_timeout: setting('duration', 15 * SECOND, {
+        flag: `${HA}update-timeout`,
+        help: 'Update the timestamp in the KV store for a given cluster/replica only after this amount of time has passed since the current stored timestamp.',
+      }),
+      ha_tracker_update_timeout_jitter_max: setting('duration', 5 * SECOND, {
+        flag: `${HA}update-timeout-jitter-max`,
+        help: 'Maximum jitter applied to the update timeout, in order to spread the HA heartbeats over time.',
+      }),
+      ha_tracker_failover_timeout: setting('duration', 30 * SECOND, {
+        flag: `${HA}failover-timeout`,
+        help: 'If we do not receive any samples from the accepted replica for a cluster in this amount of time we will failover to the next replica we receive a sample from. This value must be greater than the update timeout.',
+      }),
+      kvstore: kvStoreBlock(HA, HA, 'ha-tracker/'),
+    }),
+  },
+);
+
+export const querierBlock = block(
+  'The querier: answers PromQL queries over ingesters (and later the bucket).',
+  {
+    timeout: setting('duration', 2 * MINUTE, {
+      flag: 'querier.timeout',
+      help: 'The timeout for a query.',
+    }),
+    max_samples: setting('int', 50_000_000, {
+      flag: 'querier.max-samples',
+      help: 'Maximum number of samples a single query can load into memory.',
+    }),
+    lookback_delta: setting('duration', 5 * MINUTE, {
+      flag: 'querier.lookback-delta',
+      help: 'Time since the last sample after which a time series is considered stale and ignored by expression evaluations.',
+    }),
+    query_ingesters_within: setting('duration', 0, {
+      flag: 'querier.query-ingesters-within',
+      help: 'Maximum lookback beyond which queries are not sent to ingester. 0 means all queries are sent to ingester.',
+    }),
+  },
+);

@@ -1,0 +1,144 @@
+// How distributors and queriers call ingesters (Cortex's ingester client): one interface,
+// so components can be tested against an in-process fake, and its implementation over the
+// Env's Transport. Errors are the Transport's RpcErrors: an ingester's 4xx refusal arrives
+// as `invalid_argument` (400) or `resource_exhausted` (429) with the ingester's message.
+import type { Transport } from '../runtime/index.js';
+import { PROTOBUF_CONTENT_TYPE, jsonBody, parseJsonBody } from '../runtime/index.js';
+import type { PushSource } from './tenant_dbs.js';
+import {
+  INGESTER_ALL_USER_STATS,
+  INGESTER_LABEL_NAMES,
+  INGESTER_LABEL_VALUES,
+  INGESTER_PUSH,
+  INGESTER_QUERY_STREAM,
+  INGESTER_USER_STATS,
+  PUSH_SOURCE_HEADER,
+  TENANT_RPC_HEADER,
+  decodeSeriesSamples,
+  type LabelNamesRequest,
+  type LabelValuesRequest,
+  type QueryRequest,
+  type SeriesSamples,
+  type WireTenantStats,
+  type WireUserStats,
+} from './wire.js';
+
+export interface IngesterCallOptions {
+  signal?: AbortSignal;
+  timeoutMs?: number;
+}
+
+/** The calls a distributor or querier makes to one ingester, addressed by its ring address. */
+export interface IngesterClient {
+  /** Appends an uncompressed remote-write WriteRequest for `tenant`. */
+  push(
+    addr: string,
+    tenant: string,
+    writeRequest: Uint8Array,
+    source: PushSource,
+    opts?: IngesterCallOptions,
+  ): Promise<void>;
+  queryStream(
+    addr: string,
+    tenant: string,
+    req: QueryRequest,
+    opts?: IngesterCallOptions,
+  ): Promise<SeriesSamples[]>;
+  labelNames(
+    addr: string,
+    tenant: string,
+    req: LabelNamesRequest,
+    opts?: IngesterCallOptions,
+  ): Promise<string[]>;
+  labelValues(
+    addr: string,
+    tenant: string,
+    req: LabelValuesRequest,
+    opts?: IngesterCallOptions,
+  ): Promise<string[]>;
+  userStats(addr: string, tenant: string, opts?: IngesterCallOptions): Promise<WireUserStats>;
+  allUserStats(addr: string, opts?: IngesterCallOptions): Promise<WireTenantStats[]>;
+}
+
+/** IngesterClient over the Transport (real: HTTP on the internal port; simulated: messages). */
+export class TransportIngesterClient implements IngesterClient {
+  constructor(private readonly transport: Transport) {}
+
+  async push(
+    addr: string,
+    tenant: string,
+    writeRequest: Uint8Array,
+    source: PushSource,
+    opts: IngesterCallOptions = {},
+  ): Promise<void> {
+    await this.transport.call(
+      addr,
+      {
+        method: INGESTER_PUSH,
+        body: writeRequest,
+        contentType: PROTOBUF_CONTENT_TYPE,
+        headers: { [TENANT_RPC_HEADER]: tenant, [PUSH_SOURCE_HEADER]: source },
+      },
+      opts,
+    );
+  }
+
+  async queryStream(
+    addr: string,
+    tenant: string,
+    req: QueryRequest,
+    opts: IngesterCallOptions = {},
+  ): Promise<SeriesSamples[]> {
+    const res = await this.transport.call(
+      addr,
+      { method: INGESTER_QUERY_STREAM, ...jsonBody(req), headers: { [TENANT_RPC_HEADER]: tenant } },
+      opts,
+    );
+    return decodeSeriesSamples(res.body);
+  }
+
+  labelNames(
+    addr: string,
+    tenant: string,
+    req: LabelNamesRequest,
+    opts: IngesterCallOptions = {},
+  ): Promise<string[]> {
+    return this.json(INGESTER_LABEL_NAMES, addr, tenant, req, opts);
+  }
+
+  labelValues(
+    addr: string,
+    tenant: string,
+    req: LabelValuesRequest,
+    opts: IngesterCallOptions = {},
+  ): Promise<string[]> {
+    return this.json(INGESTER_LABEL_VALUES, addr, tenant, req, opts);
+  }
+
+  userStats(addr: string, tenant: string, opts: IngesterCallOptions = {}): Promise<WireUserStats> {
+    return this.json(INGESTER_USER_STATS, addr, tenant, {}, opts);
+  }
+
+  allUserStats(addr: string, opts: IngesterCallOptions = {}): Promise<WireTenantStats[]> {
+    return this.json(INGESTER_ALL_USER_STATS, addr, undefined, {}, opts);
+  }
+
+  private async json<T>(
+    method: string,
+    addr: string,
+    tenant: string | undefined,
+    req: unknown,
+    opts: IngesterCallOptions,
+  ): Promise<T> {
+    const res = await this.transport.call(
+      addr,
+      {
+        method,
+        ...jsonBody(req),
+        ...(tenant === undefined ? {} : { headers: { [TENANT_RPC_HEADER]: tenant } }),
+      },
+      opts,
+    );
+    return parseJsonBody<T>(res);
+  }
+}

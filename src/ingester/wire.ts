@@ -1,0 +1,176 @@
+// The ingester's RPC contract (Cortex's ingester.proto, over Strata's Transport): method
+// names, request shapes, and the binary encoding of query results. Pushes carry an
+// uncompressed remote-write `WriteRequest` protobuf; small requests and answers are JSON;
+// series with samples travel in a compact binary form because queries move many of them.
+import { Labels, Matcher, isMatchType, type MatchType } from '../model/index.js';
+import { RpcError } from '../runtime/index.js';
+
+export const INGESTER_PUSH = 'ingester.Push';
+export const INGESTER_QUERY_STREAM = 'ingester.QueryStream';
+export const INGESTER_LABEL_NAMES = 'ingester.LabelNames';
+export const INGESTER_LABEL_VALUES = 'ingester.LabelValues';
+export const INGESTER_USER_STATS = 'ingester.UserStats';
+export const INGESTER_ALL_USER_STATS = 'ingester.AllUserStats';
+
+/** Header naming who produced a push (`api` or `rule`); absent means `api`. */
+export const PUSH_SOURCE_HEADER = 'x-strata-push-source';
+/** The tenant header every tenant-scoped RPC carries (lower case, as RpcRequest headers are). */
+export const TENANT_RPC_HEADER = 'x-scope-orgid';
+
+/** A label matcher as `[type, name, value]`. */
+export type WireMatcher = [MatchType, string, string];
+
+/** `ingester.QueryStream`: series matching all matchers with samples in [start, end] (ms). */
+export interface QueryRequest {
+  start: number;
+  end: number;
+  matchers: WireMatcher[];
+}
+
+/** `ingester.LabelNames`: names of series matching `matchers` (all when empty) in [start, end]. */
+export interface LabelNamesRequest {
+  start: number;
+  end: number;
+  matchers: WireMatcher[];
+}
+
+/** `ingester.LabelValues`: values of `name` among series matching `matchers` in [start, end]. */
+export interface LabelValuesRequest extends LabelNamesRequest {
+  name: string;
+}
+
+/** One tenant's realtime stats on one ingester (Cortex UserStatsResponse). */
+export interface WireUserStats {
+  numSeries: number;
+  ingestionRate: number;
+  apiIngestionRate: number;
+  ruleIngestionRate: number;
+}
+
+/** `ingester.AllUserStats`: every tenant with a database on the ingester. */
+export interface WireTenantStats {
+  tenant: string;
+  stats: WireUserStats;
+}
+
+/** One series and its samples, timestamps ascending. */
+export interface SeriesSamples {
+  readonly labels: Labels;
+  readonly timestamps: Float64Array;
+  readonly values: Float64Array;
+}
+
+export function toWireMatchers(matchers: readonly Matcher[]): WireMatcher[] {
+  return matchers.map((m) => [m.type, m.name, m.value]);
+}
+
+/** Rebuilds matchers; a bad type or regex is an `invalid_argument` RpcError. */
+export function fromWireMatchers(wire: unknown): Matcher[] {
+  if (!Array.isArray(wire)) throw new RpcError('invalid_argument', 'matchers must be a list');
+  return wire.map((m: unknown) => {
+    if (
+      !Array.isArray(m) ||
+      m.length !== 3 ||
+      !isMatchType(m[0]) ||
+      typeof m[1] !== 'string' ||
+      typeof m[2] !== 'string'
+    )
+      throw new RpcError('invalid_argument', `bad matcher ${JSON.stringify(m)}`);
+    try {
+      return new Matcher(m[0], m[1], m[2]);
+    } catch (err) {
+      throw new RpcError('invalid_argument', err instanceof Error ? err.message : String(err));
+    }
+  });
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/**
+ * Series as bytes: u32 series count; per series u32 label count, each name and value as
+ * u32 byte length + UTF-8, u32 sample count, the timestamps then the values as f64
+ * (little endian throughout).
+ */
+export function encodeSeriesSamples(series: readonly SeriesSamples[]): Uint8Array {
+  const strings: Uint8Array[] = [];
+  let size = 4;
+  for (const s of series) {
+    size += 8 + s.timestamps.length * 16;
+    s.labels.forEach((name, value) => {
+      const n = encoder.encode(name);
+      const v = encoder.encode(value);
+      strings.push(n, v);
+      size += 8 + n.length + v.length;
+    });
+  }
+  const out = new Uint8Array(size);
+  const view = new DataView(out.buffer);
+  let pos = 0;
+  let next = 0;
+  view.setUint32(pos, series.length, true);
+  pos += 4;
+  for (const s of series) {
+    view.setUint32(pos, s.labels.length, true);
+    pos += 4;
+    for (let i = 0; i < s.labels.length * 2; i++) {
+      const bytes = strings[next++] as Uint8Array;
+      view.setUint32(pos, bytes.length, true);
+      out.set(bytes, pos + 4);
+      pos += 4 + bytes.length;
+    }
+    const n = s.timestamps.length;
+    view.setUint32(pos, n, true);
+    pos += 4;
+    for (let i = 0; i < n; i++, pos += 8) view.setFloat64(pos, s.timestamps[i] as number, true);
+    for (let i = 0; i < n; i++, pos += 8) view.setFloat64(pos, s.values[i] as number, true);
+  }
+  return out;
+}
+
+/** Inverse of encodeSeriesSamples; truncated or malformed input is an `internal` RpcError. */
+export function decodeSeriesSamples(bytes: Uint8Array): SeriesSamples[] {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let pos = 0;
+  const need = (n: number): void => {
+    if (pos + n > bytes.length)
+      throw new RpcError(
+        'internal',
+        `series response truncated at byte ${pos} (need ${n}, have ${bytes.length - pos})`,
+      );
+  };
+  const u32 = (): number => {
+    need(4);
+    const v = view.getUint32(pos, true);
+    pos += 4;
+    return v;
+  };
+  const str = (): string => {
+    const len = u32();
+    need(len);
+    const s = decoder.decode(bytes.subarray(pos, pos + len));
+    pos += len;
+    return s;
+  };
+  const count = u32();
+  const out: SeriesSamples[] = [];
+  for (let i = 0; i < count; i++) {
+    const nLabels = u32();
+    const names: string[] = [];
+    const values: string[] = [];
+    for (let j = 0; j < nLabels; j++) {
+      names.push(str());
+      values.push(str());
+    }
+    const n = u32();
+    need(n * 16);
+    const ts = new Float64Array(n);
+    const vs = new Float64Array(n);
+    for (let j = 0; j < n; j++, pos += 8) ts[j] = view.getFloat64(pos, true);
+    for (let j = 0; j < n; j++, pos += 8) vs[j] = view.getFloat64(pos, true);
+    out.push({ labels: Labels.fromSorted(names, values), timestamps: ts, values: vs });
+  }
+  if (pos !== bytes.length)
+    throw new RpcError('internal', `series response has ${bytes.length - pos} trailing bytes`);
+  return out;
+}
