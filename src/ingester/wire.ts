@@ -68,16 +68,17 @@ export function toWireMatchers(matchers: readonly Matcher[]): WireMatcher[] {
 export function fromWireMatchers(wire: unknown): Matcher[] {
   if (!Array.isArray(wire)) throw new RpcError('invalid_argument', 'matchers must be a list');
   return wire.map((m: unknown) => {
+    const [type, name, value] = Array.isArray(m) ? (m as unknown[]) : [];
     if (
       !Array.isArray(m) ||
       m.length !== 3 ||
-      !isMatchType(m[0]) ||
-      typeof m[1] !== 'string' ||
-      typeof m[2] !== 'string'
+      !isMatchType(type) ||
+      typeof name !== 'string' ||
+      typeof value !== 'string'
     )
       throw new RpcError('invalid_argument', `bad matcher ${JSON.stringify(m)}`);
     try {
-      return new Matcher(m[0], m[1], m[2]);
+      return new Matcher(type, name, value);
     } catch (err) {
       throw new RpcError('invalid_argument', err instanceof Error ? err.message : String(err));
     }
