@@ -68,7 +68,7 @@ export function toWireMatchers(matchers: readonly Matcher[]): WireMatcher[] {
 export function fromWireMatchers(wire: unknown): Matcher[] {
   if (!Array.isArray(wire)) throw new RpcError('invalid_argument', 'matchers must be a list');
   return wire.map((m: unknown) => {
-    const [type, name, value] = Array.isArray(m) ? (m as unknown[]) : [];
+    const [type, name, value]: unknown[] = Array.isArray(m) ? (m as unknown[]) : [];
     if (
       !Array.isArray(m) ||
       m.length !== 3 ||
