@@ -72,6 +72,7 @@ export function fromWireMatchers(wire: unknown): Matcher[] {
     if (
       !Array.isArray(m) ||
       m.length !== 3 ||
+      typeof type !== 'string' ||
       !isMatchType(type) ||
       typeof name !== 'string' ||
       typeof value !== 'string'
