@@ -10,3 +10,4 @@ export { MemoryKVStore, type VersionedValue, type KVChangeListener } from './mem
 export { MemoryKV, DEFAULT_MAX_CAS_RETRIES, type MemoryKVConfig } from './memory_kv.js';
 export { MemoryCache, utf8ByteLength, type MemoryCacheConfig } from './memory_cache.js';
 export { InMemoryCacheMetrics } from './cache_metrics.js';
+export { MemoryNetwork, MemoryTransport } from './memory_transport.js';
