@@ -10,6 +10,7 @@
  * with anything but Prometheus's JSON envelope.
  */
 export { registerPrometheusApi } from './register.js';
+export { Form, MAX_FORM_BYTES, parseForm } from './form.js';
 export type {
   BuildInfo,
   Engines,

@@ -182,6 +182,42 @@ describe('HttpTransport', () => {
     ).toBe('aborted');
   });
 
+  it('serves calls to its own address in process with the same outcomes', async () => {
+    const self = transport();
+    const seen: RpcRequest[] = [];
+    self.handle('echo', (r) => {
+      seen.push(r);
+      return Promise.resolve({ body: r.body, contentType: 'text/plain' });
+    });
+    self.handle('refuse', () => Promise.reject(new RpcError('invalid_argument', 'bad sample')));
+    self.handle('crash', () => Promise.reject(new Error('kaput')));
+    const handlerAborted = deferred();
+    self.handle('slow', (_r, signal) => {
+      signal.addEventListener('abort', () => handlerAborted.resolve());
+      return new Promise(() => undefined);
+    });
+    const address = await self.listen();
+    const res = await self.call(address, req('echo', 'hello', { 'X-Scope-OrgID': 'team-a' }));
+    expect(dec.decode(res.body)).toBe('hello');
+    expect(res.contentType).toBe('text/plain');
+    expect(seen[0]?.headers).toEqual({ 'x-scope-orgid': 'team-a' });
+    expect(await rpcErrorOf(self.call(address, req('refuse')))).toMatchObject({
+      code: 'invalid_argument',
+      message: 'bad sample',
+    });
+    expect(await rpcErrorOf(self.call(address, req('crash')))).toMatchObject({
+      code: 'internal',
+      message: 'rpc crash: kaput',
+    });
+    expect((await rpcErrorOf(self.call(address, req('nope')))).code).toBe('unimplemented');
+    const late = await rpcErrorOf(self.call(address, req('slow'), { timeoutMs: 20 }));
+    expect(late.code).toBe('deadline_exceeded');
+    await handlerAborted.promise;
+    expect(
+      (await rpcErrorOf(self.call(address, req('echo', 'x', { 'Content-Length': '1' })))).code,
+    ).toBe('invalid_argument');
+  });
+
   it('on close aborts handlers in flight and calls in flight, and stops accepting', async () => {
     const server = transport();
     const started = deferred();

@@ -118,8 +118,13 @@ export class HttpTransport implements Transport {
     const onClose = (): void => stop('closed');
     this.calling.add(onClose);
     try {
+      // A call to this process's own address (a single binary's distributor pushing to its
+      // ingester) skips the socket and the body copies; callers see the same outcomes.
+      if (address === this.address && this.server !== undefined)
+        return await this.callLocal(req, controller.signal);
       return await this.send(host, port, req, controller.signal, context);
     } catch (err) {
+      if (err instanceof RpcError && cause === undefined) throw err;
       if (cause === 'timeout') {
         throw new RpcError(
           'deadline_exceeded',
@@ -148,6 +153,63 @@ export class HttpTransport implements Transport {
       server.close(() => resolve());
       server.closeAllConnections();
     });
+  }
+
+  private async callLocal(req: RpcRequest, signal: AbortSignal): Promise<RpcResponse> {
+    const handler = this.handlers.get(req.method);
+    if (handler === undefined)
+      throw new RpcError('unimplemented', `unknown rpc method ${JSON.stringify(req.method)}`);
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(req.headers ?? {})) {
+      const lower = name.toLowerCase();
+      if (TRANSPORT_HEADERS.has(lower))
+        throw new RpcError(
+          'invalid_argument',
+          `rpc ${req.method}: header ${JSON.stringify(name)} is reserved by the transport`,
+        );
+      headers[lower] = value;
+    }
+    const controller = new AbortController();
+    this.serving.add(controller);
+    const onAbort = (): void => controller.abort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      const aborted = new Promise<never>((_, reject) => {
+        // The outer call maps the cause (timeout, caller's signal, close) to its RpcError.
+        controller.signal.addEventListener('abort', () => reject(new Error('local call aborted')), {
+          once: true,
+        });
+      });
+      return await Promise.race([
+        handler({ ...req, headers }, controller.signal).catch((err: unknown) => {
+          throw this.handlerError(req.method, err);
+        }),
+        aborted,
+      ]);
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+      this.serving.delete(controller);
+    }
+  }
+
+  /** What a handler's failure becomes on the wire (logged when it is not a coded error). */
+  private handlerError(method: string, err: unknown): RpcError {
+    const rpcErr =
+      err instanceof RpcError
+        ? err
+        : isAbortError(err)
+          ? new RpcError('aborted', `rpc ${method}: ${(err as Error).message}`)
+          : new RpcError(
+              'internal',
+              `rpc ${method}: ${err instanceof Error ? err.message : String(err)}`,
+            );
+    if (rpcErr.code === 'internal') {
+      this.deps.logger.error('rpc handler failed', {
+        method,
+        err: err instanceof Error ? (err.stack ?? err.message) : String(err),
+      });
+    }
+    return rpcErr;
   }
 
   private send(
@@ -253,21 +315,7 @@ export class HttpTransport implements Transport {
       res.end(response.body);
     } catch (err) {
       if (res.destroyed) return;
-      const rpcErr =
-        err instanceof RpcError
-          ? err
-          : isAbortError(err)
-            ? new RpcError('aborted', `rpc ${method}: ${(err as Error).message}`)
-            : new RpcError(
-                'internal',
-                `rpc ${method}: ${err instanceof Error ? err.message : String(err)}`,
-              );
-      if (rpcErr.code === 'internal') {
-        this.deps.logger.error('rpc handler failed', {
-          method,
-          err: err instanceof Error ? (err.stack ?? err.message) : String(err),
-        });
-      }
+      const rpcErr = this.handlerError(method, err);
       reply(res, encodeRpcError(rpcErr.code, rpcErr.message));
     }
   }
