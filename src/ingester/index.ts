@@ -1,16 +1,35 @@
 /**
- * The ingester's storage side: one TSDB per tenant under `<tsdb.dir>/<tenant>`, created on
- * the tenant's first push and opened at startup (WAL replay, bounded concurrency), pushes
- * appended in one appender per batch with Cortex's partial-acceptance semantics (what the
- * head accepts is committed, the rest is reported per series), per-tenant series limits
- * converted from global to local by replication factor and ring size, each tenant's
- * out-of-order window applied at open and on overrides reload, the head-compaction loop and
- * flush, and per-tenant stats for the user-stats pages.
+ * The ingester: the `Ingester` component, which registers its RPC handlers (`ingester.Push`,
+ * `QueryStream`, label and stats calls) on the Transport and its HTTP routes
+ * (`/ingester/flush`, `/shutdown`, `/mode`, `/push`, `/all_user_stats`), joins the ingester
+ * ring through a Lifecycler and leaves it on shutdown; and its storage side: one TSDB per
+ * tenant under `<tsdb.dir>/<tenant>`, created on the tenant's first push and opened at
+ * startup (WAL replay, bounded concurrency), pushes appended in one appender per batch with
+ * Cortex's partial-acceptance semantics (what the head accepts is committed, the rest is
+ * reported per series), per-tenant series limits converted from global to local by
+ * replication factor and ring size, each tenant's out-of-order window applied at open and on
+ * overrides reload, the head-compaction loop and flush, and per-tenant stats.
  *
- * It must never read time or disk except through the Clock and FileSystem it is given,
- * never register HTTP routes or know the ring beyond the `RingShape` it is handed, and never
- * let one tenant's data or limits touch another's.
+ * It must never read time or disk except through the Clock and FileSystem it is given, never
+ * answer a query from another tenant's database or create a database for a query, never
+ * acknowledge a push before the head committed it, and never reach the ring other than
+ * through its Lifecycler and the read-only ring it is handed.
  */
+export {
+  Ingester,
+  type IngesterConfig,
+  type IngesterDeps,
+  type IngesterMode,
+  type IngesterTenantStats,
+} from './ingester.js';
+export { registerIngesterRoutes } from './ingester_http.js';
+export { registerIngesterRpc, toPushSeries } from './ingester_rpc.js';
+export {
+  renderUserStatsPage,
+  sortUserStats,
+  userStatsJson,
+  type UserIdStatsJson,
+} from './user_stats_page.js';
 export { forEachBounded } from './bounded.js';
 export {
   SeriesLimitError,

@@ -1,0 +1,474 @@
+// The ingester component (Cortex's blocks-storage Ingester): per-tenant TSDBs behind the
+// RPC contract, its membership in the ingester ring through a Lifecycler, and the admin
+// operations behind `/ingester/{flush,shutdown,mode}`. Transport decoding lives in
+// ingester_rpc.ts and the HTTP routes in ingester_http.ts; this file holds the behaviour
+// both share (when pushes and queries are refused, and what they read and write).
+import { Counter, Gauge, Histogram } from 'prom-client';
+import { discardedMetrics } from '../distributor/index.js';
+import type { Matcher } from '../model/index.js';
+import { Lifecycler, type LifecyclerConfig, type ReadRing } from '../ring/index.js';
+import type {
+  Clock,
+  FileSystem,
+  KV,
+  Logger,
+  MetricsRegistry,
+  Random,
+  Transport,
+} from '../runtime/index.js';
+import { RpcError } from '../runtime/index.js';
+import { BasicService } from '../services/index.js';
+import { ValueType } from '../tsdb/index.js';
+import { SeriesLimitError } from './errors.js';
+import { registerIngesterRpc } from './ingester_rpc.js';
+import {
+  TenantDBs,
+  type PushResult,
+  type PushSeries,
+  type PushSource,
+  type TenantDBsConfig,
+  type TenantLimits,
+  type TenantStats,
+} from './tenant_dbs.js';
+import type { SeriesSamples } from './wire.js';
+
+export interface IngesterConfig {
+  tenantDBs: TenantDBsConfig;
+  /** As the ring's LifecyclerConfig; `addr` '' means: use deps.transport.address at start. */
+  lifecycler: LifecyclerConfig;
+  /** `ingester.flush_on_shutdown_with_wal_enabled` (Cortex; also `tsdb.flush_blocks_on_shutdown`). */
+  flushOnShutdown: boolean;
+}
+
+export interface IngesterDeps {
+  fs: FileSystem;
+  clock: Clock;
+  random: Random;
+  logger: Logger;
+  metrics: MetricsRegistry;
+  /** RPC handlers are registered on it in the constructor; the app makes it listen. */
+  transport: Transport;
+  /** The ingester ring's KV (for the Lifecycler). */
+  kv: KV;
+  /** The ingester ring client, for the replication factor and healthy instance count. */
+  ring: ReadRing;
+  limits: TenantLimits;
+}
+
+/** The ingester modes `/ingester/mode` switches between. */
+export type IngesterMode = 'ACTIVE' | 'READONLY';
+
+/** A tenant's stats on this ingester, with its loaded block count (`/ingester/all_user_stats`). */
+export interface IngesterTenantStats {
+  readonly tenant: string;
+  readonly stats: TenantStats;
+  readonly loadedBlocks: number;
+}
+
+interface IngesterMetrics {
+  ingested: Counter;
+  failures: Counter;
+  discarded: Counter<'reason' | 'user'>;
+  queries: Counter;
+  queriedSeries: Histogram;
+  queriedSamples: Histogram;
+}
+
+export class Ingester extends BasicService {
+  /** The tenants' databases; the app calls `dbs.applyOverrides()` on runtime-config reload. */
+  readonly dbs: TenantDBs;
+  private ringLifecycler: Lifecycler | undefined;
+  /** Set by `/ingester/shutdown`: everything is refused from then on, and /ready fails. */
+  private shutDown = false;
+  private shutdownRun: Promise<void> | undefined;
+  /** Whether leaving the ring flushes the heads (config, or forced by `/ingester/shutdown`). */
+  private flushOnLeave: boolean;
+  /** The leaving flush ran (shutdown then stop must not flush twice). */
+  private flushed = false;
+  /** Pushes in progress, which shutting down waits for before flushing and closing. */
+  private readonly inflight = new Set<Promise<unknown>>();
+  private readonly logger: Logger;
+  private readonly metrics: IngesterMetrics;
+
+  constructor(
+    private readonly config: IngesterConfig,
+    private readonly deps: IngesterDeps,
+  ) {
+    super('ingester', {
+      starting: (signal) => this.starting(signal),
+      running: (signal) => this.running(signal),
+      stopping: () => this.stopping(),
+      isReady: () => this.readiness(),
+    });
+    this.logger = deps.logger.child({ module: 'ingester' });
+    this.flushOnLeave = config.flushOnShutdown;
+    const ring = deps.ring;
+    this.dbs = new TenantDBs(config.tenantDBs, {
+      fs: deps.fs,
+      clock: deps.clock,
+      random: deps.random,
+      logger: deps.logger,
+      limits: deps.limits,
+      ring: {
+        replicationFactor: () => ring.replicationFactor,
+        healthyInstances: () => ring.healthyInstancesCount(),
+      },
+    });
+    this.metrics = registerMetrics(deps.metrics, this.dbs);
+    registerIngesterRpc(deps.transport, this);
+  }
+
+  /** The ring membership, once the ingester has started. */
+  get lifecycler(): Lifecycler | undefined {
+    return this.ringLifecycler;
+  }
+
+  /** The ingester's clock reading (for its pages). */
+  nowMs(): number {
+    return this.deps.clock.now();
+  }
+
+  /** Whether `/ingester/shutdown` has been called. */
+  get isShutDown(): boolean {
+    return this.shutDown;
+  }
+
+  private async starting(signal: AbortSignal): Promise<void> {
+    // Tenants' databases open (and replay their WALs) before the instance joins the ring,
+    // so that no write is routed here before the data already acknowledged is back.
+    await this.dbs.start(signal);
+    try {
+      const addr = this.config.lifecycler.addr || this.deps.transport.address;
+      if (addr === undefined || addr === '')
+        throw new Error(
+          'the ingester has no ring address: lifecycler addr is empty and the transport is not listening',
+        );
+      const lifecycler = new Lifecycler(
+        { ...this.config.lifecycler, addr },
+        {
+          kv: this.deps.kv,
+          clock: this.deps.clock,
+          random: this.deps.random,
+          fs: this.deps.fs,
+          logger: this.deps.logger.child({ module: 'ingester-lifecycler' }),
+          metrics: this.deps.metrics,
+          onLeaving: () => this.onLeaving(),
+        },
+      );
+      this.ringLifecycler = lifecycler;
+      await lifecycler.start(signal);
+    } catch (err) {
+      await this.dbs.close();
+      throw err;
+    }
+  }
+
+  private async running(signal: AbortSignal): Promise<void> {
+    // The ingester runs as long as its lifecycler does; a lifecycler failing on its own
+    // (not stopped by shutdown) fails the ingester, as Cortex's subservice watcher does.
+    await new Promise<void>((resolve, reject) => {
+      if (signal.aborted) resolve();
+      signal.addEventListener('abort', () => resolve(), { once: true });
+      this.ringLifecycler?.onFailure((err) =>
+        reject(new Error(`ingester lifecycler failed: ${err.message}`)),
+      );
+    });
+  }
+
+  private async stopping(): Promise<void> {
+    // A shutdown under way finishes first; what is left (closing) is then a no-op.
+    await this.shutdownRun?.catch(() => undefined);
+    await this.leave(false);
+  }
+
+  private readiness(): string | undefined {
+    if (this.shutDown) return 'the ingester has been shut down (/ingester/shutdown)';
+    const lifecycler = this.ringLifecycler;
+    if (lifecycler === undefined) return 'the ingester lifecycler has not started';
+    return lifecycler.isReady();
+  }
+
+  /**
+   * `/ingester/shutdown`: flushes every tenant's head into blocks, leaves the ring and removes
+   * this instance from it even when unregister-on-shutdown is off, and closes the databases.
+   * The service stays Running (the process stays alive) but refuses all requests, and /ready
+   * fails from then on: the operator terminates the process.
+   */
+  shutdown(): Promise<void> {
+    this.shutdownRun ??= this.leave(true);
+    return this.shutdownRun;
+  }
+
+  private async leave(forced: boolean): Promise<void> {
+    if (forced) {
+      this.shutDown = true;
+      this.flushOnLeave = true;
+    }
+    const lifecycler = this.ringLifecycler;
+    let failure: Error | undefined;
+    if (lifecycler !== undefined) {
+      try {
+        if (forced) await lifecycler.forceUnregister();
+        else await lifecycler.stop();
+      } catch (err) {
+        failure = err instanceof Error ? err : new Error('leaving the ring failed');
+        this.logger.error('leaving the ring failed', { err: String(err) });
+      }
+    }
+    // A lifecycler that never ran (or failed before LEAVING) has not flushed; flushing
+    // still honours the setting.
+    await this.settleInflight();
+    if (lifecycler === undefined || lifecycler.state === 'Failed') await this.flushIfLeaving();
+    await this.dbs.close();
+    if (failure !== undefined) throw failure;
+  }
+
+  /** Runs in LEAVING: after in-flight pushes finished, flush if configured or forced. */
+  private async onLeaving(): Promise<void> {
+    await this.settleInflight();
+    await this.flushIfLeaving();
+  }
+
+  private async flushIfLeaving(): Promise<void> {
+    if (!this.flushOnLeave || this.flushed) return;
+    this.flushed = true;
+    try {
+      this.logger.info('flushing all tenants before leaving the ring');
+      await this.dbs.flush(undefined, true);
+    } catch (err) {
+      this.logger.error('flush before leaving failed', { err: String(err) });
+    }
+  }
+
+  private async settleInflight(): Promise<void> {
+    while (this.inflight.size > 0) await Promise.allSettled([...this.inflight]);
+  }
+
+  /** Throws `unavailable` unless the ingester serves requests (Cortex's checkRunning). */
+  checkRunning(): void {
+    if (this.shutDown)
+      throw new RpcError('unavailable', 'ingester has been shut down (/ingester/shutdown)');
+    if (this.state !== 'Running') throw new RpcError('unavailable', `ingester is ${this.state}`);
+  }
+
+  /**
+   * Appends a push for `tenant`. What the head accepts is committed even when the result
+   * carries a `firstError` (the caller reports that as a 400 after the fact). Refused with
+   * `unavailable` while not running, after shutdown, and in READONLY mode.
+   */
+  async push(
+    tenant: string,
+    series: readonly PushSeries[],
+    source: PushSource,
+  ): Promise<PushResult> {
+    this.checkRunning();
+    if (this.ringLifecycler?.instanceState === 'READONLY')
+      throw new RpcError(
+        'unavailable',
+        'ingester is in READONLY mode and refuses pushes; it still answers queries',
+      );
+    const run = this.dbs.push(tenant, series, source);
+    const tracked = run.catch(() => undefined);
+    this.inflight.add(tracked);
+    try {
+      const result = await run;
+      this.count(tenant, result);
+      return result;
+    } catch (err) {
+      let total = 0;
+      for (const s of series) total += s.samples.length;
+      this.metrics.failures.inc(total);
+      throw err;
+    } finally {
+      this.inflight.delete(tracked);
+    }
+  }
+
+  private count(tenant: string, result: PushResult): void {
+    this.metrics.ingested.inc(result.appended);
+    let failed = 0;
+    for (const r of result.rejections) {
+      failed += r.samples;
+      // Cortex's discard reasons: the limit kinds as they are, head refusals with dashes.
+      const reason =
+        r.error instanceof SeriesLimitError ? r.error.kind : r.error.code.replace(/_/g, '-');
+      this.metrics.discarded.inc({ reason, user: tenant }, r.samples);
+    }
+    if (failed > 0) this.metrics.failures.inc(failed);
+  }
+
+  /**
+   * Series of `tenant` matching every matcher with samples in [start, end], sorted by labels;
+   * series without samples in range are left out. A tenant without a database has none.
+   */
+  async queryStream(
+    tenant: string,
+    start: number,
+    end: number,
+    matchers: readonly Matcher[],
+    signal?: AbortSignal,
+  ): Promise<SeriesSamples[]> {
+    this.checkRunning();
+    this.metrics.queries.inc();
+    const db = this.dbs.get(tenant);
+    if (db === undefined || start > end) return [];
+    const out: SeriesSamples[] = [];
+    let samples = 0;
+    for (const s of await db.select(matchers, start, end)) {
+      if (signal?.aborted === true) throw new RpcError('aborted', 'query aborted');
+      const ts: number[] = [];
+      const vs: number[] = [];
+      const it = s.iterator();
+      for (let v = it.next(); v !== ValueType.None; v = it.next()) {
+        // Only float samples are stored; anything else would not survive the wire format.
+        if (v !== ValueType.Float) continue;
+        ts.push(it.atT());
+        vs.push(it.atF());
+      }
+      const err = it.err();
+      if (err !== null) throw err;
+      if (ts.length === 0) continue;
+      samples += ts.length;
+      out.push({
+        labels: s.labels,
+        timestamps: Float64Array.from(ts),
+        values: Float64Array.from(vs),
+      });
+    }
+    this.metrics.queriedSeries.observe(out.length);
+    this.metrics.queriedSamples.observe(samples);
+    return out;
+  }
+
+  /** Label names among `tenant`'s series matching `matchers` (all when empty) in [start, end]. */
+  async labelNames(
+    tenant: string,
+    start: number,
+    end: number,
+    matchers: readonly Matcher[],
+  ): Promise<string[]> {
+    this.checkRunning();
+    const db = this.dbs.get(tenant);
+    if (db === undefined || start > end) return [];
+    return db.querier(start, end).labelNames(matchers);
+  }
+
+  /** Values of `name` among `tenant`'s series matching `matchers` in [start, end]. */
+  async labelValues(
+    tenant: string,
+    name: string,
+    start: number,
+    end: number,
+    matchers: readonly Matcher[],
+  ): Promise<string[]> {
+    this.checkRunning();
+    const db = this.dbs.get(tenant);
+    if (db === undefined || start > end) return [];
+    return db.querier(start, end).labelValues(name, matchers);
+  }
+
+  /** The tenant's realtime stats; zeros for a tenant without a database (as Cortex). */
+  userStats(tenant: string): TenantStats {
+    this.checkRunning();
+    return (
+      this.dbs.userStats(tenant) ?? {
+        numSeries: 0,
+        ingestionRate: 0,
+        apiIngestionRate: 0,
+        ruleIngestionRate: 0,
+      }
+    );
+  }
+
+  /** Every tenant with a database here, sorted by tenant. */
+  allUserStats(): IngesterTenantStats[] {
+    return this.dbs.allUserStats().map(({ tenant, stats }) => ({
+      tenant,
+      stats,
+      loadedBlocks: this.dbs.get(tenant)?.blocks().length ?? 0,
+    }));
+  }
+
+  /**
+   * `/ingester/flush`: cuts the given tenants' heads (all when omitted) into blocks. Ignored
+   * (logged) when the ingester is not running, as Cortex does; without `wait` it returns
+   * at once and the flush runs on.
+   */
+  async flush(tenants: readonly string[] | undefined, wait: boolean): Promise<void> {
+    if (this.shutDown || this.state !== 'Running') {
+      this.logger.info('flushing TSDB blocks: ingester not running, ignoring flush request', {
+        state: this.shutDown ? 'shut down' : this.state,
+      });
+      return;
+    }
+    this.logger.info('flushing TSDB blocks', { tenants: tenants ?? 'all', wait });
+    await this.dbs.flush(tenants, wait);
+  }
+
+  /** `/ingester/mode`: switches the ring state; answers the state the instance is now in. */
+  async setMode(mode: IngesterMode): Promise<string> {
+    const lifecycler = this.ringLifecycler;
+    if (lifecycler === undefined || this.shutDown || this.state !== 'Running')
+      throw new Error(
+        `the ingester is ${this.shutDown ? 'shut down' : this.state}, its mode cannot change`,
+      );
+    await lifecycler.setMode(mode);
+    return lifecycler.instanceState;
+  }
+}
+
+function registerMetrics(registry: MetricsRegistry, dbs: TenantDBs): IngesterMetrics {
+  const existing = <T>(name: string, type: abstract new (...args: never[]) => T): T | undefined => {
+    const m = registry.getSingleMetric(name);
+    return m instanceof type ? m : undefined;
+  };
+  const counter = (name: string, help: string): Counter =>
+    existing(name, Counter) ?? new Counter({ name, help, registers: [registry] });
+  const histogram = (name: string, help: string, buckets: number[]): Histogram =>
+    existing(name, Histogram) ?? new Histogram({ name, help, buckets, registers: [registry] });
+  if (existing('cortex_ingester_memory_users', Gauge) === undefined)
+    new Gauge({
+      name: 'cortex_ingester_memory_users',
+      help: 'The current number of users in memory.',
+      registers: [registry],
+      collect() {
+        this.set(dbs.tenantIds().length);
+      },
+    });
+  if (existing('cortex_ingester_memory_series', Gauge) === undefined)
+    new Gauge({
+      name: 'cortex_ingester_memory_series',
+      help: 'The current number of series in memory.',
+      registers: [registry],
+      collect() {
+        let n = 0;
+        for (const t of dbs.allUserStats()) n += t.stats.numSeries;
+        this.set(n);
+      },
+    });
+  return {
+    ingested: counter(
+      'cortex_ingester_ingested_samples_total',
+      'The total number of samples ingested.',
+    ),
+    failures: counter(
+      'cortex_ingester_ingested_samples_failures_total',
+      'The total number of samples that errored on ingestion.',
+    ),
+    discarded: discardedMetrics(registry).samples,
+    queries: counter(
+      'cortex_ingester_queries_total',
+      'The total number of queries the ingester has handled.',
+    ),
+    queriedSeries: histogram(
+      'cortex_ingester_queried_series',
+      'The total number of series returned from queries.',
+      [10, 80, 640, 5120, 40960, 327680],
+    ),
+    queriedSamples: histogram(
+      'cortex_ingester_queried_samples',
+      'The total number of samples returned from queries.',
+      [10, 80, 640, 5120, 40960, 327680, 2621440, 20971520],
+    ),
+  };
+}

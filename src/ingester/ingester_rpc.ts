@@ -1,0 +1,236 @@
+// The ingester's RPC server side: decodes the requests of wire.ts, calls the Ingester, and
+// encodes answers. Every refusal leaves as an RpcError with the code a caller maps to a
+// status (invalid_argument → 400 for bad requests and partially rejected pushes).
+import { DuplicateLabelError, Labels } from '../model/index.js';
+import {
+  ProtoDecodeError,
+  decodeWriteRequest,
+  type WriteRequestData,
+} from '../distributor/index.js';
+import {
+  JSON_CONTENT_TYPE,
+  PROTOBUF_CONTENT_TYPE,
+  RpcError,
+  jsonBody,
+  type RpcRequest,
+  type RpcResponse,
+  type Transport,
+} from '../runtime/index.js';
+import { HttpError, tenantIdProblem } from '../server/index.js';
+import type { Ingester } from './ingester.js';
+import type { PushSeries, PushSource } from './tenant_dbs.js';
+import {
+  INGESTER_ALL_USER_STATS,
+  INGESTER_LABEL_NAMES,
+  INGESTER_LABEL_VALUES,
+  INGESTER_PUSH,
+  INGESTER_QUERY_STREAM,
+  INGESTER_USER_STATS,
+  PUSH_SOURCE_HEADER,
+  TENANT_RPC_HEADER,
+  encodeSeriesSamples,
+  fromWireMatchers,
+  type WireTenantStats,
+  type WireUserStats,
+} from './wire.js';
+
+const EMPTY = new Uint8Array(0);
+const decoder = new TextDecoder();
+
+/** Registers the six `ingester.*` methods on the transport. */
+export function registerIngesterRpc(transport: Transport, ingester: Ingester): void {
+  transport.handle(INGESTER_PUSH, async (req) => {
+    const tenant = rpcTenant(req);
+    const sourceHeader = req.headers?.[PUSH_SOURCE_HEADER] ?? 'api';
+    if (sourceHeader !== 'api' && sourceHeader !== 'rule')
+      throw new RpcError(
+        'invalid_argument',
+        `bad ${PUSH_SOURCE_HEADER} header ${JSON.stringify(sourceHeader)}: want api or rule`,
+      );
+    let data: WriteRequestData;
+    try {
+      data = decodeWriteRequest(req.body);
+    } catch (err) {
+      if (err instanceof ProtoDecodeError)
+        throw new RpcError('invalid_argument', `failed to decode write request: ${err.message}`);
+      throw err;
+    }
+    await pushOrThrow(ingester, tenant, toPushSeries(data), sourceHeader);
+    return { body: EMPTY, contentType: PROTOBUF_CONTENT_TYPE };
+  });
+
+  transport.handle(INGESTER_QUERY_STREAM, async (req, signal) => {
+    const tenant = rpcTenant(req);
+    const q = jsonRequest(req);
+    const series = await ingester.queryStream(
+      tenant,
+      numberField(q, 'start'),
+      numberField(q, 'end'),
+      fromWireMatchers(q['matchers']),
+      signal,
+    );
+    return { body: encodeSeriesSamples(series), contentType: PROTOBUF_CONTENT_TYPE };
+  });
+
+  transport.handle(INGESTER_LABEL_NAMES, async (req) => {
+    const tenant = rpcTenant(req);
+    const q = jsonRequest(req);
+    const names = await ingester.labelNames(
+      tenant,
+      numberField(q, 'start'),
+      numberField(q, 'end'),
+      fromWireMatchers(q['matchers'] ?? []),
+    );
+    return jsonBody(names);
+  });
+
+  transport.handle(INGESTER_LABEL_VALUES, async (req) => {
+    const tenant = rpcTenant(req);
+    const q = jsonRequest(req);
+    const name = q['name'];
+    if (typeof name !== 'string' || name === '')
+      throw new RpcError('invalid_argument', 'label values request needs a label name');
+    const values = await ingester.labelValues(
+      tenant,
+      name,
+      numberField(q, 'start'),
+      numberField(q, 'end'),
+      fromWireMatchers(q['matchers'] ?? []),
+    );
+    return jsonBody(values);
+  });
+
+  transport.handle(INGESTER_USER_STATS, (req) => {
+    const s = ingester.userStats(rpcTenant(req));
+    const stats: WireUserStats = {
+      numSeries: s.numSeries,
+      ingestionRate: s.ingestionRate,
+      apiIngestionRate: s.apiIngestionRate,
+      ruleIngestionRate: s.ruleIngestionRate,
+    };
+    return Promise.resolve(jsonBody(stats));
+  });
+
+  transport.handle(INGESTER_ALL_USER_STATS, (): Promise<RpcResponse> => {
+    ingester.checkRunning();
+    const all: WireTenantStats[] = ingester.allUserStats().map(({ tenant, stats }) => ({
+      tenant,
+      stats: {
+        numSeries: stats.numSeries,
+        ingestionRate: stats.ingestionRate,
+        apiIngestionRate: stats.apiIngestionRate,
+        ruleIngestionRate: stats.ruleIngestionRate,
+      },
+    }));
+    return Promise.resolve(jsonBody(all));
+  });
+}
+
+/**
+ * Pushes and turns a partial rejection into `invalid_argument` carrying the first error,
+ * after the accepted samples were committed (Cortex answers 400 for the request then).
+ */
+async function pushOrThrow(
+  ingester: Ingester,
+  tenant: string,
+  series: PushSeries[],
+  source: PushSource,
+): Promise<void> {
+  let result;
+  try {
+    result = await ingester.push(tenant, series, source);
+  } catch (err) {
+    throw asRpcError(err);
+  }
+  if (result.firstError !== undefined)
+    throw new RpcError('invalid_argument', result.firstError.message);
+}
+
+/** HttpErrors raised below (a tenant ID that cannot name a directory...) keep their meaning. */
+function asRpcError(err: unknown): unknown {
+  if (!(err instanceof HttpError)) return err;
+  if (err.status === 503) return new RpcError('unavailable', err.message);
+  if (err.status === 429) return new RpcError('resource_exhausted', err.message);
+  if (err.status >= 400 && err.status < 500) return new RpcError('invalid_argument', err.message);
+  return err;
+}
+
+/**
+ * A decoded write request as the series TenantDBs appends. Labels are sorted (an ingester
+ * pushed to directly gets no distributor validation), empty values dropped as Prometheus
+ * treats them as absent; a repeated name or a series left without labels is refused.
+ * Exemplars, metadata and native histograms are not stored by the ingester.
+ */
+export function toPushSeries(data: WriteRequestData): PushSeries[] {
+  const out: PushSeries[] = [];
+  for (let i = 0; i < data.series.length; i++) {
+    const s = data.series[i];
+    if (s === undefined) continue;
+    const pairs: [string, string][] = [];
+    for (let j = 0; j + 1 < s.labels.length; j += 2) {
+      const value = s.labels[j + 1] as string;
+      if (value !== '') pairs.push([s.labels[j] as string, value]);
+    }
+    let labels: Labels;
+    try {
+      labels = Labels.fromPairs(pairs);
+    } catch (err) {
+      if (err instanceof DuplicateLabelError)
+        throw new RpcError('invalid_argument', `series ${i}: ${err.message}`);
+      throw err;
+    }
+    if (labels.isEmpty()) {
+      if (s.sampleEnd > s.sampleStart)
+        throw new RpcError('invalid_argument', `series ${i} has an empty label set`);
+      continue;
+    }
+    const samples = [];
+    for (let k = s.sampleStart; k < s.sampleEnd; k++)
+      samples.push({ timestamp: data.timestamps[k] as number, value: data.values[k] as number });
+    out.push({ labels, samples });
+  }
+  return out;
+}
+
+/** The tenant of a tenant-scoped call; missing or invalid is `invalid_argument`. */
+function rpcTenant(req: RpcRequest): string {
+  const tenant = req.headers?.[TENANT_RPC_HEADER];
+  if (tenant === undefined || tenant === '')
+    throw new RpcError(
+      'invalid_argument',
+      `no org id: the ${TENANT_RPC_HEADER} header is required`,
+    );
+  const problem = tenantIdProblem(tenant);
+  if (problem !== undefined) throw new RpcError('invalid_argument', problem);
+  return tenant;
+}
+
+function jsonRequest(req: RpcRequest): Record<string, unknown> {
+  if (req.contentType !== JSON_CONTENT_TYPE)
+    throw new RpcError(
+      'invalid_argument',
+      `${req.method}: expected ${JSON_CONTENT_TYPE}, got ${JSON.stringify(req.contentType)}`,
+    );
+  let value: unknown;
+  try {
+    value = JSON.parse(decoder.decode(req.body));
+  } catch (err) {
+    throw new RpcError(
+      'invalid_argument',
+      `${req.method}: request is not JSON: ${err instanceof Error ? err.message : String(err)}`,
+    );
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new RpcError('invalid_argument', `${req.method}: request must be a JSON object`);
+  return value as Record<string, unknown>;
+}
+
+function numberField(q: Record<string, unknown>, name: string): number {
+  const v = q[name];
+  if (typeof v !== 'number' || !Number.isFinite(v))
+    throw new RpcError(
+      'invalid_argument',
+      `${name} must be a finite number (ms), got ${JSON.stringify(v)}`,
+    );
+  return v;
+}
