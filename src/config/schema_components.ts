@@ -7,6 +7,7 @@ import { kvStoreBlock } from './schema_ring.js';
 import { MINUTE, SECOND } from './time_units.js';
 
 const HA = 'distributor.ha-tracker.';
+const DRING = 'distributor.ring.';
 
 export const distributorBlock = block(
   'The distributor: receives pushes and sends them to ingesters.',
@@ -46,6 +47,24 @@ export const distributorBlock = block(
       }),
       kvstore: kvStoreBlock(HA, HA, 'ha-tracker/'),
     }),
+    ring: block(
+      'The distributor ring: distributors count each other for the global ingestion rate limit.',
+      {
+        kvstore: kvStoreBlock(DRING, DRING),
+        heartbeat_period: setting('duration', 5 * SECOND, {
+          flag: `${DRING}heartbeat-period`,
+          help: 'Period at which to heartbeat to the ring.',
+        }),
+        heartbeat_timeout: setting('duration', 1 * MINUTE, {
+          flag: `${DRING}heartbeat-timeout`,
+          help: 'The heartbeat timeout after which distributors are considered unhealthy within the ring.',
+        }),
+        instance_id: setting('string', '', {
+          flag: `${DRING}instance-id`,
+          help: 'Instance ID to register in the ring (empty: the hostname).',
+        }),
+      },
+    ),
   },
 );
 

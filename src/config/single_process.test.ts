@@ -42,6 +42,7 @@ describe('docs/configuration/single-process.yaml', () => {
     expect(parse(diff)).toEqual({
       auth_enabled: false,
       server: { http_listen_port: 9009 },
+      distributor: { ring: { kvstore: { store: 'inmemory' } } },
       ingester: {
         lifecycler: {
           ring: { kvstore: { store: 'inmemory' }, replication_factor: 1 },
@@ -67,6 +68,7 @@ describe('docs/configuration/single-process.yaml', () => {
     expect(topLevel).toEqual([
       'auth_enabled',
       'server',
+      'distributor',
       'ingester',
       'tsdb',
       'compactor',

@@ -67,6 +67,14 @@ export interface DistributorConfig {
   extend_writes: boolean;
   max_recv_msg_size: number;
   ha_tracker: HATrackerBlockConfig;
+  ring: DistributorRingConfig;
+}
+
+export interface DistributorRingConfig {
+  kvstore: KVStoreConfig;
+  heartbeat_period: number;
+  heartbeat_timeout: number;
+  instance_id: string;
 }
 
 export interface HATrackerBlockConfig {
