@@ -56,6 +56,20 @@ describe('HttpTransport', () => {
     expect(server.address).toBe(address);
   });
 
+  it('advertises a dialable host when it listens on every interface', async () => {
+    const any = new HttpTransport(
+      { host: '0.0.0.0', port: 0, advertiseHost: 'localhost' },
+      { logger: new CapturingLogger() },
+    );
+    open.push(any);
+    const address = await any.listen();
+    expect(address).toMatch(/^localhost:\d+$/);
+    any.handle('echo', (r) => Promise.resolve(r));
+    // Another process dials it by that address.
+    const res = await transport().call(address, req('echo', 'hi'));
+    expect(dec.decode(res.body)).toBe('hi');
+  });
+
   it('round-trips body, content type and request headers', async () => {
     const server = transport();
     const seen: RpcRequest[] = [];

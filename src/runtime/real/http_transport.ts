@@ -27,7 +27,14 @@ export interface HttpTransportConfig {
   port: number;
   /** Largest request or response body accepted; Cortex raises gRPC's limit to 100 MiB. */
   maxBodyBytes?: number;
+  /**
+   * The host peers dial when `host` is a wildcard (empty, `0.0.0.0`, `::`): what `listen()`
+   * returns in the address (default `127.0.0.1`; a real process passes its host name).
+   */
+  advertiseHost?: string;
 }
+
+const WILDCARD_HOSTS: ReadonlySet<string> = new Set(['', '0.0.0.0', '::', '[::]']);
 
 export const DEFAULT_MAX_RPC_BODY_BYTES = 100 * 1024 * 1024;
 
@@ -83,10 +90,15 @@ export class HttpTransport implements Transport {
     this.server = server;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(this.config.port, this.config.host, () => {
-        server.off('error', reject);
-        resolve();
-      });
+      // An empty host means every interface (Node's default when the host is omitted).
+      server.listen(
+        this.config.port,
+        this.config.host === '' ? undefined : this.config.host,
+        () => {
+          server.off('error', reject);
+          resolve();
+        },
+      );
     }).catch((err: unknown) => {
       this.server = undefined;
       throw new Error(
@@ -96,7 +108,10 @@ export class HttpTransport implements Transport {
     });
     server.on('error', (err) => this.deps.logger.error('rpc server error', { err: err.message }));
     const { port } = server.address() as AddressInfo;
-    this.address = formatAddress(this.config.host, port);
+    const host = WILDCARD_HOSTS.has(this.config.host)
+      ? (this.config.advertiseHost ?? '127.0.0.1')
+      : this.config.host;
+    this.address = formatAddress(host, port);
     return this.address;
   }
 

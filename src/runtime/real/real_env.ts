@@ -28,7 +28,11 @@ export function createRealEnv(opts: RealEnvOptions): Env {
     clock,
     random: createRealRandom(),
     fs: new NodeFileSystem(opts.fsRoot),
-    transport: new HttpTransport(opts.rpc, { logger: logger.child({ module: 'rpc' }) }),
+    // Peers reach a process listening on every interface by its node name (the host name).
+    transport: new HttpTransport(
+      { ...opts.rpc, advertiseHost: opts.nodeName },
+      { logger: logger.child({ module: 'rpc' }) },
+    ),
     buckets: new RealBucketProvider({ clock }),
     kvs: new RealKVProvider({ logger: logger.child({ module: 'kv' }), clock, registry: metrics }),
     caches: new RealCacheProvider({ clock, registry: metrics, logger }),
