@@ -1,10 +1,13 @@
 /**
- * The distributor's building blocks: remote-write 1.0 body handling (snappy with size limits,
- * a hand-written `prometheus.WriteRequest` decoder into a compact per-request form, and an
- * encoder for the ingester client), per-tenant validation with Cortex's rules and messages,
- * the ingestion rate limiter, and the HA tracker with its status page. It must never read the
- * clock or randomness except through what it is given, never register HTTP routes itself
- * (the app wires them), and never drop samples without counting them in a discard metric.
+ * The distributor: receives remote-write pushes (HTTP and the `distributor.Push` RPC),
+ * checks them (HA tracker, per-tenant validation with Cortex's rules and messages, ingestion
+ * rate limit), shards series by token onto the ingester ring and writes each to its replica
+ * set with Cortex's quorum rules; plus its pages (all user stats, HA tracker). The building
+ * blocks (snappy with size limits, a hand-written `prometheus.WriteRequest` decoder and
+ * encoder) live here too. It must never read the clock or randomness except through what it
+ * is given, never register HTTP routes by itself (the app calls `registerDistributorRoutes`),
+ * never acknowledge a push before every series reached its quorum, and never drop samples
+ * without counting them in a discard metric.
  */
 export { ProtoDecodeError } from './proto_reader.js';
 export {
@@ -81,3 +84,28 @@ export {
 } from './ha_tracker.js';
 export { decodeReplicaDesc, encodeReplicaDesc, type ReplicaDesc } from './ha_replica_desc.js';
 export { renderHATrackerPage, type HATrackerPageInput } from './ha_tracker_page.js';
+export {
+  Distributor,
+  type AllUserStats,
+  type DistributorConfig,
+  type DistributorDeps,
+  type PushOutcome,
+  type UserIDStats,
+} from './distributor.js';
+export { DISTRIBUTOR_PUSH, servePushRpc } from './push_rpc.js';
+export { registerDistributorRoutes } from './push_http.js';
+export { renderUserStatsPage } from './user_stats_page.js';
+export { doBatch, type BatchRun } from './push_fanout.js';
+export {
+  ingesterPushError,
+  isIngesterClientError,
+  rpcCodeForStatus,
+  toPushRpcError,
+} from './push_errors.js';
+export {
+  FNV32_OFFSET,
+  fnv32aAdd,
+  shardByAllLabels,
+  shardByMetricName,
+  tokenForSeries,
+} from './shard.js';
