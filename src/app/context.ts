@@ -6,6 +6,9 @@
  */
 import { type Config, renderConfig } from '../config/index.js';
 import type { Overrides, RuntimeConfigManager } from '../overrides/index.js';
+import type { BuildInfo } from '../api/index.js';
+import type { IngesterClient } from '../ingester/index.js';
+import type { Ring } from '../ring/index.js';
 import type { Env, KV } from '../runtime/index.js';
 import type { ConfigRenderMode, HttpServer, ModuleStatus, Profiler } from '../server/index.js';
 
@@ -26,12 +29,18 @@ export interface StrataOptions {
   readonly listen?: ListenFn;
   /** Serves `/debug/pprof/*` and `/debug/fgprof`; without it those answer 501. */
   readonly profiler?: Profiler;
+  /** What `/api/v1/status/buildinfo` reports; a development build's when absent. */
+  readonly buildInfo?: BuildInfo;
 }
 
-/** The KV clients of the hash rings this process uses (one per ring, each under its prefix). */
+/** The KV clients of the hash rings (and the HA tracker) this process uses, each under its prefix. */
 export interface RingKVClients {
   /** The ingester ring, when a user of it (distributor, ingester, querier, ruler) runs here. */
   readonly ingester?: KV;
+  /** The distributor ring, when a distributor runs here. */
+  readonly distributor?: KV;
+  /** The HA tracker's store, when a distributor runs here with the HA tracker enabled. */
+  readonly haTracker?: KV;
   /** The store-gateway ring, when store-gateway sharding is enabled and a user of it runs here. */
   readonly storeGateway?: KV;
   /** The compactor ring, when compactor sharding is enabled and a compactor runs here. */
@@ -44,6 +53,12 @@ export class StrataContext {
   runtimeConfig: RuntimeConfigManager | undefined;
   overrides: Overrides | undefined;
   rings: RingKVClients | undefined;
+  /** The ingester ring client, running while the `ring` module runs (when a user of it runs here). */
+  ingesterRing: Ring | undefined;
+  /** The distributor ring client, running while the `ring` module runs (when a distributor runs here). */
+  distributorRing: Ring | undefined;
+  /** The client the distributor and querier of this process share to call ingesters. */
+  ingesterClient: IngesterClient | undefined;
 
   constructor(
     readonly config: Config,

@@ -153,9 +153,9 @@ describe('the Strata module graph', () => {
   it('runs a component with its infrastructure', () => {
     expect(resolveModuleOrder(defs, ['distributor'])).toEqual([
       'server',
-      'ring',
       'runtime-config',
       'overrides',
+      'ring',
       'distributor',
     ]);
     expect(resolveModuleOrder(defs, ['query-frontend'])).toEqual([
@@ -170,9 +170,9 @@ describe('the Strata module graph', () => {
   it('resolves comma-separated target lists', () => {
     expect(resolveModuleOrder(defs, ['distributor', 'querier'])).toEqual([
       'server',
-      'ring',
       'runtime-config',
       'overrides',
+      'ring',
       'distributor',
       'querier',
     ]);

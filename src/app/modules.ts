@@ -16,8 +16,10 @@ import {
 import type { StrataContext } from './context.js';
 import type { ModuleDefinition } from './module_manager.js';
 import { placeholderService } from './placeholder.js';
-import { ringService } from './ring_kv.js';
-import { BasicService } from '../services/index.js';
+import { INGESTER_RING_USERS, ringService } from './ring_kv.js';
+import { registerDistributorRingPage, registerIngesterRingPage } from './ring_client.js';
+import { BasicService, type Service } from '../services/index.js';
+import { distributorService, ingesterService, querierService } from './components.js';
 
 export type StrataModule = ModuleDefinition<StrataContext>;
 
@@ -133,18 +135,37 @@ const overridesModule: StrataModule = {
 
 const ringModule: StrataModule = {
   name: 'ring',
-  deps: ['server'],
-  init: (ctx) => Promise.resolve(ringService(ctx)),
+  // runtime-config: a multi KV store follows its `multi_kv_config`.
+  deps: ['server', 'runtime-config'],
+  init: (ctx) => {
+    const http = ctx.need(ctx.http, 'server', 'ring');
+    if (INGESTER_RING_USERS.some((m) => ctx.modules().includes(m)))
+      registerIngesterRingPage(http, ctx);
+    if (ctx.modules().includes('distributor')) registerDistributorRingPage(http, ctx);
+    return Promise.resolve(ringService(ctx));
+  },
+};
+
+/** The components built so far; the others run as placeholders until their issue lands. */
+const COMPONENT_SERVICES: Readonly<Record<string, (ctx: StrataContext) => Service>> = {
+  distributor: distributorService,
+  ingester: ingesterService,
+  querier: querierService,
 };
 
 function componentModule(name: string): StrataModule {
   const deps = COMPONENT_DEPS[name];
   if (deps === undefined) throw new Error(`no dependencies declared for component ${name}`);
+  const build = COMPONENT_SERVICES[name];
   return {
     name,
     deps,
     init: (ctx) =>
-      Promise.resolve(placeholderService(name, ctx.env.logger.child({ module: name }))),
+      Promise.resolve(
+        build !== undefined
+          ? build(ctx)
+          : placeholderService(name, ctx.env.logger.child({ module: name })),
+      ),
   };
 }
 

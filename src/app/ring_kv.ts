@@ -1,21 +1,34 @@
 /**
  * The `ring` module: opens the KV clients of the hash rings this process uses, from each
- * ring's `kvstore` configuration block. Until the rings themselves arrive, opening them is
- * what validates the store choice (an unsupported store fails the start, naming the block).
+ * ring's `kvstore` configuration block (an unsupported store fails the start, naming the
+ * block), runs the ingester ring client the distributor, ingester and querier share, and
+ * keeps `multi` stores following the runtime config's `multi_kv_config`.
  */
 import type { KVStoreConfig } from '../config/index.js';
 import type { KV, KVSpec } from '../runtime/index.js';
 import type { RingKVClients, StrataContext } from './context.js';
 import { BasicService, type Service } from '../services/index.js';
+import { distributorRingClient, followMultiKVConfig, ingesterRingClient } from './ring_client.js';
 
-/** Modules that read the store-gateway ring (to shard or to find store-gateways). */
-const INGESTER_RING_USERS: readonly string[] = ['distributor', 'ingester', 'querier', 'ruler'];
+/** Modules that use the ingester ring. */
+export const INGESTER_RING_USERS: readonly string[] = [
+  'distributor',
+  'ingester',
+  'querier',
+  'ruler',
+];
 const STORE_GATEWAY_RING_USERS: readonly string[] = ['store-gateway', 'querier', 'ruler'];
 
 export function ringService(ctx: StrataContext): Service {
   const { config, env } = ctx;
   const opened: KV[] = [];
+  let unfollow = (): void => undefined;
   const closeAll = async (): Promise<void> => {
+    unfollow();
+    const clients = [ctx.ingesterRing, ctx.distributorRing];
+    ctx.ingesterRing = undefined;
+    ctx.distributorRing = undefined;
+    await Promise.all(clients.map((ring) => ring?.stop() ?? Promise.resolve()));
     await Promise.all(opened.splice(0).map((kv) => kv.close()));
   };
   const open = (kv: KVStoreConfig, block: string): KV => {
@@ -31,7 +44,7 @@ export function ringService(ctx: StrataContext): Service {
     return client;
   };
   return new BasicService('ring', {
-    starting: async () => {
+    starting: async (signal) => {
       const modules = ctx.modules();
       try {
         const rings: { -readonly [K in keyof RingKVClients]: RingKVClients[K] } = {};
@@ -41,6 +54,16 @@ export function ringService(ctx: StrataContext): Service {
           rings.ingester = open(
             config.ingester.lifecycler.ring.kvstore,
             'ingester.lifecycler.ring.kvstore',
+          );
+        }
+        // Distributors only need each other for the global ingestion rate limit (Cortex
+        // joins the distributor ring only then, too).
+        if (modules.includes('distributor') && config.limits.ingestion_rate_strategy === 'global')
+          rings.distributor = open(config.distributor.ring.kvstore, 'distributor.ring.kvstore');
+        if (config.distributor.ha_tracker.enable_ha_tracker && modules.includes('distributor')) {
+          rings.haTracker = open(
+            config.distributor.ha_tracker.kvstore,
+            'distributor.ha_tracker.kvstore',
           );
         }
         if (
@@ -59,6 +82,17 @@ export function ringService(ctx: StrataContext): Service {
           );
         }
         ctx.rings = rings;
+        unfollow = followMultiKVConfig(ctx, opened);
+        if (rings.ingester !== undefined) {
+          const ring = ingesterRingClient(ctx, rings.ingester);
+          ctx.ingesterRing = ring;
+          await ring.start(signal);
+        }
+        if (rings.distributor !== undefined) {
+          const ring = distributorRingClient(ctx, rings.distributor);
+          ctx.distributorRing = ring;
+          await ring.start(signal);
+        }
       } catch (err) {
         await closeAll();
         throw err;
@@ -67,6 +101,12 @@ export function ringService(ctx: StrataContext): Service {
     stopping: async () => {
       ctx.rings = undefined;
       await closeAll();
+    },
+    isReady: () => {
+      for (const ring of [ctx.ingesterRing, ctx.distributorRing])
+        if (ring !== undefined && ring.state !== 'Running')
+          return `the ${ring.ringName} ring client is ${ring.state}`;
+      return undefined;
     },
   });
 }

@@ -16,6 +16,7 @@ import {
 import type { Env, LogLevel } from '../runtime/index.js';
 import type { Profiler } from '../server/index.js';
 import { StartAbortedError, type StopResult } from './module_manager.js';
+import { serveBuildInfo } from './build_info.js';
 import { Strata, type RunningStrata } from './strata.js';
 
 export interface ServeIO {
@@ -98,6 +99,7 @@ async function serve(
     strata = await Strata.create(config, env, {
       listen: (handler) => listenHttp(handler, listen),
       profiler,
+      buildInfo: serveBuildInfo(process.version),
     });
   } catch (err) {
     return reportStartFailure(err, env, io);

@@ -5,18 +5,20 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ALL_COMPONENTS, type Config, ConfigError, defaultConfig } from '../config/index.js';
 import {
   type Env,
-  FileSystemError,
-  type FileSystem,
   type KV,
   type KVSpec,
   newMetricsRegistry,
-  RpcError,
-  type Transport,
   createSeededRandom,
 } from '../runtime/index.js';
-import { MemoryKV, MemoryKVStore } from '../runtime/memory/index.js';
+import {
+  MemoryKV,
+  MemoryKVStore,
+  MemoryNetwork,
+  MemoryTransport,
+} from '../runtime/memory/index.js';
 import { NodeProfiler, PprofCodec, listenHttp } from '../runtime/real/index.js';
 import { CapturingLogger, ManualClock } from '../runtime/testing/index.js';
+import { DiskFileSystem } from '../../sim/testing/index.js';
 import { INITIALISED_ONLY } from '../server/index.js';
 import { ModuleStartError } from './module_manager.js';
 import { Strata, startStrata } from './strata.js';
@@ -39,39 +41,39 @@ async function serve(handler: Strata['httpHandler']): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
-/** A FileSystem holding a few files; reads of `gated` paths wait until `open()` is called. */
-class TestFileSystem implements Partial<FileSystem> {
+/**
+ * An in-memory disk holding a few files; reads of the given files wait until
+ * `releaseReads()` after `holdReads()` (the ingester's databases use the rest of the disk).
+ */
+class TestFileSystem extends DiskFileSystem {
   private gate: Promise<void> = Promise.resolve();
   private openGate: () => void = () => undefined;
-  constructor(readonly files: Map<string, string>) {}
+  constructor(readonly files: Map<string, string>) {
+    super();
+  }
   holdReads(): void {
     this.gate = new Promise((resolve) => (this.openGate = resolve));
   }
   releaseReads(): void {
     this.openGate();
   }
-  async readFile(path: string): Promise<Uint8Array> {
-    await this.gate;
+  override async readFile(path: string): Promise<Uint8Array> {
     const text = this.files.get(path);
-    if (text === undefined) throw new FileSystemError('ENOENT', path);
+    if (text === undefined) return super.readFile(path);
+    await this.gate;
     return new TextEncoder().encode(text);
   }
 }
 
-class TestTransport implements Transport {
-  address: string | undefined;
+/** An in-process transport (its own peer): the distributor reaches the ingester through it. */
+class TestTransport extends MemoryTransport {
   closed = false;
-  handle(): void {}
-  listen(): Promise<string> {
-    this.address = 'test-node:9095';
-    return Promise.resolve(this.address);
+  constructor() {
+    super('test-node:9095', new MemoryNetwork());
   }
-  call(): Promise<never> {
-    return Promise.reject(new RpcError('unavailable', 'no peers in this test'));
-  }
-  close(): Promise<void> {
+  override close(): Promise<void> {
     this.closed = true;
-    return Promise.resolve();
+    return super.close();
   }
 }
 
@@ -91,7 +93,7 @@ function testEnv(files: Record<string, string> = {}): TestEnv {
     nodeName: 'test-node',
     clock: new ManualClock(1_700_000_000_000),
     random: createSeededRandom('strata-test'),
-    fs: fs as unknown as FileSystem,
+    fs,
     files: fs,
     transport: new TestTransport(),
     buckets: {
@@ -135,22 +137,22 @@ async function started(config: Config, env: Env): Promise<Strata> {
 }
 
 describe('startStrata with -target=all', () => {
-  it('runs every module, with the components as visible placeholders', async () => {
+  it('runs every module: the write and read path for real, later components as visible placeholders', async () => {
     const env = testEnv();
     const strata = await started(testConfig(), env);
     expect(strata.targets).toEqual(['all']);
     expect(strata.modules.order).toEqual([
       'server',
-      'ring',
       'runtime-config',
       'overrides',
+      'purger',
+      'query-frontend',
+      'ring',
       'alertmanager',
       'compactor',
       'distributor',
       'ingester',
-      'purger',
       'querier',
-      'query-frontend',
       'ruler',
       'store-gateway',
       'all',
@@ -162,27 +164,24 @@ describe('startStrata with -target=all', () => {
       ['runtime-config', INITIALISED_ONLY],
       ['overrides', INITIALISED_ONLY],
     ]);
-    expect(statuses.map((s) => s.name)).toEqual([
-      'server',
-      'ring',
-      'runtime-config',
-      'overrides',
-      ...[...ALL_COMPONENTS].sort(),
-    ]);
-    expect(statuses.find((s) => s.name === 'ingester')?.note).toBe(
-      'placeholder: ingester is not implemented yet (arrives with issue 5); it runs nothing and serves no endpoints',
+    expect(statuses.map((s) => s.name).sort()).toEqual(
+      ['server', 'runtime-config', 'overrides', 'ring', ...ALL_COMPONENTS].sort(),
     );
+    for (const built of ['distributor', 'ingester', 'querier'])
+      expect(statuses.find((s) => s.name === built)?.note).toBeUndefined();
     expect(statuses.find((s) => s.name === 'ruler')?.note).toContain('arrives with a later issue');
     expect(env.logger.find('component is a placeholder', 'warn')).toHaveLength(
-      ALL_COMPONENTS.length,
+      ALL_COMPONENTS.length - 3,
     );
     expect(env.transport.address).toBe('test-node:9095');
 
     const url = await serve(strata.httpHandler);
+    await env.clock.advance(0); // the ingester joins the ring after join_after (0)
     expect((await fetch(`${url}/ready`)).status).toBe(200);
     const services = await (await fetch(`${url}/services`)).text();
+    expect(services).toContain('<td>distributor</td><td>Running</td>');
     expect(services).toContain(
-      '<td>distributor</td><td>Running</td><td>placeholder: distributor is not implemented yet (arrives with issue 5)',
+      '<td>ruler</td><td>Running</td><td>placeholder: ruler is not implemented yet (arrives with a later issue)',
     );
     const index = await (await fetch(`${url}/`)).text();
     // No -runtime-config.file here: /runtime_config would only answer 404, so it is not linked.
@@ -265,11 +264,11 @@ describe('targets', () => {
     expect(strata.targets).toEqual(['querier', 'query-frontend']);
     expect(strata.modules.order).toEqual([
       'server',
-      'ring',
       'runtime-config',
       'overrides',
-      'querier',
       'query-frontend',
+      'ring',
+      'querier',
     ]);
   });
 
@@ -346,7 +345,7 @@ describe('/ready during startup', () => {
     const before = await fetch(`${url}/ready`);
     expect(before.status).toBe(503);
     expect(await before.text()).toBe(
-      'Some services are not Running:\nNew: 4 (server, ring, runtime-config, distributor)\n',
+      'Some services are not Running:\nNew: 4 (server, runtime-config, ring, distributor)\n',
     );
 
     const starting = strata.start();
@@ -354,7 +353,7 @@ describe('/ready during startup', () => {
     const during = await fetch(`${url}/ready`);
     expect(during.status).toBe(503);
     expect(await during.text()).toBe(
-      'Some services are not Running:\nNew: 1 (distributor)\nStarting: 1 (runtime-config)\n',
+      'Some services are not Running:\nNew: 2 (ring, distributor)\nStarting: 1 (runtime-config)\n',
     );
 
     env.files.releaseReads();
@@ -401,7 +400,11 @@ describe('through a real listener', () => {
     const listener = strata.listener;
     expect(listener).toBeDefined();
     const url = `http://127.0.0.1:${listener?.port ?? 0}`;
-    expect((await fetch(`${url}/ready`)).status).toBe(200);
+    // The ingester joins the ring after `join_after` (0) on the test's manual clock.
+    await env.clock.advance(0);
+    const ready = await fetch(`${url}/ready`);
+    expect(await ready.text()).toBe('ready');
+    expect(ready.status).toBe(200);
     const metrics = await fetch(`${url}/metrics`);
     expect(metrics.headers.get('content-type')).toBe('text/plain; version=0.0.4; charset=utf-8');
     expect(await metrics.text()).toContain(

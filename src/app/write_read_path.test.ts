@@ -1,0 +1,283 @@
+// The write and read path wired by -target, in process: one Strata per node over an
+// in-memory network and one shared in-memory KV store, so the distributor, the ingesters and
+// the querier find each other through the ring exactly as separate processes do.
+import { compress } from 'snappyjs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { DiskFileSystem } from '../../sim/testing/index.js';
+import { type Config, defaultConfig } from '../config/index.js';
+import { buildWriteRequest, encodeWriteRequest, type PlainSeries } from '../distributor/index.js';
+import {
+  createSeededRandom,
+  newMetricsRegistry,
+  type Env,
+  type KV,
+  type KVSpec,
+} from '../runtime/index.js';
+import { MemoryKV, MemoryKVStore, MemoryNetwork } from '../runtime/memory/index.js';
+import { CapturingLogger, ManualClock } from '../runtime/testing/index.js';
+import { Strata } from './strata.js';
+
+const T0 = 1_700_000_000_000;
+const running: Strata[] = [];
+afterEach(async () => {
+  for (const s of running.splice(0).reverse()) await s.stop();
+});
+
+interface Cluster {
+  readonly net: MemoryNetwork;
+  readonly store: MemoryKVStore;
+  readonly clock: ManualClock;
+  readonly disks: Map<string, DiskFileSystem>;
+}
+
+function cluster(): Cluster {
+  return {
+    net: new MemoryNetwork(),
+    store: new MemoryKVStore(),
+    clock: new ManualClock(T0),
+    disks: new Map(),
+  };
+}
+
+function nodeEnv(c: Cluster, name: string): Env {
+  let fs = c.disks.get(name);
+  if (fs === undefined) {
+    fs = new DiskFileSystem();
+    c.disks.set(name, fs);
+  }
+  return {
+    nodeName: name,
+    clock: c.clock,
+    random: createSeededRandom(name),
+    fs,
+    transport: c.net.transport(name),
+    buckets: {
+      open: () => {
+        throw new Error('no buckets in this test');
+      },
+    },
+    kvs: {
+      open: (spec: KVSpec, prefix: string): KV => {
+        if (spec.store !== 'inmemory') throw new Error(`unexpected store ${spec.store}`);
+        return new MemoryKV({ prefix }, { store: c.store });
+      },
+    },
+    caches: {
+      open: () => {
+        throw new Error('no caches in this test');
+      },
+    },
+    logger: new CapturingLogger(),
+    metrics: newMetricsRegistry(),
+  };
+}
+
+function nodeConfig(target: string, edit: (c: Config) => void = () => undefined): Config {
+  const config = defaultConfig();
+  config.target = target;
+  config.ingester.lifecycler.ring.kvstore.store = 'inmemory';
+  config.ingester.lifecycler.ring.replication_factor = 3;
+  config.tsdb.dir = '/data/tsdb';
+  edit(config);
+  return config;
+}
+
+async function startNode(c: Cluster, name: string, config: Config): Promise<Strata> {
+  const strata = await Strata.create(config, nodeEnv(c, name));
+  running.push(strata);
+  await strata.start();
+  return strata;
+}
+
+/** Calls one of the node's HTTP routes without a socket. */
+async function request(
+  strata: Strata,
+  method: string,
+  path: string,
+  body?: Uint8Array,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; text: string }> {
+  const { createServer } = await import('node:http');
+  const server = createServer(strata.httpHandler);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  try {
+    const { port } = server.address() as { port: number };
+    const res = await fetch(`http://127.0.0.1:${port}${path}`, {
+      method,
+      headers,
+      ...(body === undefined ? {} : { body }),
+    });
+    return { status: res.status, text: await res.text() };
+  } finally {
+    server.closeAllConnections();
+    await new Promise<void>((r) => server.close(() => r()));
+  }
+}
+
+function pushBody(series: PlainSeries[]): Uint8Array {
+  return compress(encodeWriteRequest(buildWriteRequest({ series })));
+}
+
+const PUSH_HEADERS = {
+  'Content-Type': 'application/x-protobuf',
+  'Content-Encoding': 'snappy',
+  'X-Prometheus-Remote-Write-Version': '0.1.0',
+};
+
+function series(name: string, job: string, points: [number, number][]): PlainSeries {
+  return {
+    labels: [
+      ['__name__', name],
+      ['job', job],
+    ],
+    samples: points.map(([timestamp, value]) => ({ timestamp, value })),
+  };
+}
+
+async function queryRange(
+  querier: Strata,
+  tenant: string,
+  expr: string,
+): Promise<{ metric: Record<string, string>; values: [number, string][] }[]> {
+  const res = await request(
+    querier,
+    'GET',
+    `/prometheus/api/v1/query?query=${encodeURIComponent(expr)}&time=${(T0 + 60_000) / 1000}`,
+    undefined,
+    { 'X-Scope-OrgID': tenant },
+  );
+  expect(res.status, res.text).toBe(200);
+  return (JSON.parse(res.text) as { data: { result: never[] } }).data.result;
+}
+
+describe('the write and read path by -target', () => {
+  it('microservices: a distributor, three ingesters (RF 3) and a querier share one ring', async () => {
+    const c = cluster();
+    const ingesters: Strata[] = [];
+    for (const name of ['ingester-1', 'ingester-2', 'ingester-3']) {
+      ingesters.push(
+        await startNode(
+          c,
+          name,
+          nodeConfig('ingester', (cfg) => (cfg.ingester.lifecycler.id = name)),
+        ),
+      );
+    }
+    await c.clock.advance(0); // join_after 0: the ingesters claim their tokens
+    const distributor = await startNode(c, 'distributor', nodeConfig('distributor'));
+    const querier = await startNode(c, 'querier', nodeConfig('querier'));
+
+    const ring = await request(distributor, 'GET', '/ingester/ring');
+    expect(ring.status).toBe(200);
+    expect(ring.text.match(/ACTIVE/g)).toHaveLength(3);
+
+    const ok = await request(
+      distributor,
+      'POST',
+      '/api/v1/push',
+      pushBody([
+        series('up', 'a', [
+          [T0, 1],
+          [T0 + 15_000, 1],
+        ]),
+        series('up', 'b', [[T0, 0]]),
+      ]),
+      { ...PUSH_HEADERS, 'X-Scope-OrgID': 'team-a' },
+    );
+    expect(ok.status, ok.text).toBe(200);
+
+    // Every ingester holds every series (RF 3 over 3 ingesters); the querier merges the
+    // replicas so each sample appears once.
+    const result = await queryRange(querier, 'team-a', 'up[2m]');
+    expect(result).toEqual([
+      {
+        metric: { __name__: 'up', job: 'a' },
+        values: [
+          [T0 / 1000, '1'],
+          [(T0 + 15_000) / 1000, '1'],
+        ],
+      },
+      { metric: { __name__: 'up', job: 'b' }, values: [[T0 / 1000, '0']] },
+    ]);
+    // Tenant isolation.
+    expect(await queryRange(querier, 'team-b', 'up[2m]')).toEqual([]);
+
+    // One ingester gone: quorum (2 of 3) still acknowledges, and reads still succeed.
+    c.net.disconnect('ingester-3');
+    const degraded = await request(
+      distributor,
+      'POST',
+      '/api/v1/push',
+      pushBody([series('up', 'a', [[T0 + 30_000, 1]])]),
+      { ...PUSH_HEADERS, 'X-Scope-OrgID': 'team-a' },
+    );
+    expect(degraded.status, degraded.text).toBe(200);
+    const after = await queryRange(querier, 'team-a', 'up{job="a"}[2m]');
+    expect(after[0]?.values).toHaveLength(3);
+
+    // Two gone: no quorum, a 5xx, and the querier cannot answer either.
+    c.net.disconnect('ingester-2');
+    const failed = await request(
+      distributor,
+      'POST',
+      '/api/v1/push',
+      pushBody([series('up', 'a', [[T0 + 45_000, 1]])]),
+      { ...PUSH_HEADERS, 'X-Scope-OrgID': 'team-a' },
+    );
+    expect(failed.status).toBeGreaterThanOrEqual(500);
+    expect(failed.text).toContain('ingester');
+
+    const stats = await request(querier, 'GET', '/api/v1/user_stats', undefined, {
+      'X-Scope-OrgID': 'team-a',
+    });
+    expect(stats.status).toBeGreaterThanOrEqual(500);
+    c.net.reconnect('ingester-2');
+    c.net.reconnect('ingester-3');
+    const statsBack = await request(querier, 'GET', '/api/v1/user_stats', undefined, {
+      'X-Scope-OrgID': 'team-a',
+    });
+    expect(statsBack.status, statsBack.text).toBe(200);
+    expect(JSON.parse(statsBack.text)).toMatchObject({ numSeries: 2 });
+  });
+
+  it('the single binary pushes to and queries its own ingester; bad pushes keep the valid samples', async () => {
+    const c = cluster();
+    const all = await startNode(
+      c,
+      'strata',
+      nodeConfig('all', (cfg) => {
+        cfg.ingester.lifecycler.ring.replication_factor = 1;
+        cfg.auth_enabled = false;
+      }),
+    );
+    await c.clock.advance(0);
+    const res = await request(
+      all,
+      'POST',
+      '/api/v1/push',
+      pushBody([
+        series('requests_total', 'api', [[T0, 10]]),
+        { labels: [['__name__', 'bad metric']], samples: [{ timestamp: T0, value: 1 }] },
+      ]),
+      PUSH_HEADERS,
+    );
+    expect(res.status).toBe(400);
+    expect(res.text).toContain('bad metric');
+    const result = await queryRange(all, 'fake', 'requests_total[2m]');
+    expect(result).toEqual([
+      { metric: { __name__: 'requests_total', job: 'api' }, values: [[T0 / 1000, '10']] },
+    ]);
+    const garbage = await request(
+      all,
+      'POST',
+      '/api/prom/push',
+      new TextEncoder().encode('not snappy'),
+      PUSH_HEADERS,
+    );
+    expect(garbage.status).toBe(400);
+    expect((await request(all, 'GET', '/distributor/all_user_stats')).status).toBe(200);
+    expect((await request(all, 'GET', '/ingester/all_user_stats')).status).toBe(200);
+    expect((await request(all, 'GET', '/ring')).status).toBe(200);
+    expect((await request(all, 'GET', '/distributor/ring')).status).toBe(503);
+  });
+});
