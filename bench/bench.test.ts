@@ -1,7 +1,8 @@
 // Runs the benchmarks in a tiny mode and checks the tables have the expected rows and that
 // our chunks match promtool's. Never asserts on timings.
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { parseBenchArgs, runBenchCommand } from './index.js';
+import { ensureStrataBuilt } from './remote_write_targets.js';
 
 async function run(argv: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = '';
@@ -51,6 +52,64 @@ describe('strata bench', () => {
     const full = parseBenchArgs([]);
     expect(quick.memorySeries).toBe(100_000);
     expect(full.memorySeries).toBe(1_000_000);
-    expect([...full.only]).toEqual(['bytes', 'append', 'iterate', 'memory']);
+    expect([...full.only]).toEqual(['bytes', 'append', 'iterate', 'memory', 'remote-write']);
+    expect(quick.remoteWrite.scales).toEqual([2_000, 5_000]);
+    expect(full.remoteWrite.scales).toEqual([100_000, 1_000_000]);
+    expect(full.remoteWrite.systems).toEqual(['strata', 'prometheus']);
   });
+
+  it('parses the remote-write flags and rejects unknown systems', () => {
+    const o = parseBenchArgs([
+      '--only=remote-write',
+      '--rw-series=300,4000',
+      '--rw-clients=3',
+      '--rw-seconds=5',
+      '--rw-samples=9000',
+      '--rw-systems=strata',
+      '--rw-cpu-prof=/tmp/prof',
+    ]);
+    expect([...o.only]).toEqual(['remote-write']);
+    expect(o.remoteWrite).toMatchObject({
+      scales: [300, 4000],
+      clients: 3,
+      maxSeconds: 5,
+      steadySamples: 9000,
+      systems: ['strata'],
+      strata: { nodeArgs: ['--cpu-prof', '--cpu-prof-dir=/tmp/prof'] },
+    });
+    expect(() => parseBenchArgs(['--rw-systems=strata,influxdb'])).toThrow('"influxdb"');
+    expect(() => parseBenchArgs(['--rw-series=100,x'])).toThrow('"x"');
+  });
+});
+
+describe('strata bench --only=remote-write (Strata binary and Prometheus)', () => {
+  beforeAll(() => ensureStrataBuilt(), 600_000);
+
+  it('quick: create and steady rows per system and scale, no push refused, the targets rows', async () => {
+    const { code, out, err } = await run(['--only=remote-write', '--quick']);
+    expect(out, err).toContain('## Remote write: Strata single binary vs Prometheus');
+    for (const system of ['strata', 'prometheus']) {
+      for (const series of [2000, 5000]) {
+        expect(out).toMatch(
+          new RegExp(
+            `^\\| ${system} \\| ${series} \\| create \\| ${series} \\| .* \\| 0 \\|$`,
+            'm',
+          ),
+        );
+        // Steady state sends whole rounds (20,000 samples pre-built) unless the 2s limit hits.
+        expect(out).toMatch(
+          new RegExp(
+            `^\\| ${system} \\| ${series} \\| steady( \\(time limit\\))? \\| [1-9][0-9]* \\| .* \\| 0 \\|$`,
+            'm',
+          ),
+        );
+      }
+    }
+    expect(out).toMatch(
+      /^\| Strata ≥ 300\.0k samples\/s per core \| (pass|FAIL) \(.*\) \| (pass|FAIL) \(.*\) \|$/m,
+    );
+    expect(out).toMatch(/^\| Strata per core ≥ Prometheus per core \| (pass|FAIL) \([0-9.]+×/m);
+    expect(out).toMatch(/^\| Strata RSS growth ≤ 3072 B per active series \| (pass|FAIL) /m);
+    expect(code).toBe(0);
+  }, 300_000);
 });

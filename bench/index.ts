@@ -1,7 +1,8 @@
 /**
- * Storage-engine benchmarks behind `strata bench` (npm run bench): bytes per sample side by
- * side with promtool, append and iterate cost, head memory per series; printed as markdown
- * tables for docs/benchmarks.md. Benchmarks use real time, real disk and child processes;
+ * Benchmarks behind `strata bench` (npm run bench): bytes per sample side by side with
+ * promtool, append and iterate cost, head memory per series, and remote-write load against
+ * Strata's single binary next to Prometheus's receiver; printed as markdown tables for
+ * docs/benchmarks.md. Benchmarks use real time, real disk and child processes;
  * they must never run as timed tests or be imported by production modules other than the CLI.
  */
 import { spawnSync } from 'node:child_process';
@@ -9,6 +10,13 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { runBytesBench, type BytesResult } from './bytes_bench.js';
 import { exposedGc, runMemoryBench, type MemoryResult } from './memory_bench.js';
+import {
+  remoteWriteFailed,
+  remoteWriteTable,
+  runRemoteWriteBench,
+  type RemoteWriteOptions,
+} from './remote_write_bench.js';
+import { SYSTEM_NAMES, type SystemName } from './remote_write_targets.js';
 import { SAMPLES_PER_2H_BLOCK } from './series_shapes.js';
 import {
   runBlockIterateBench,
@@ -23,7 +31,7 @@ export interface BenchIO {
   stderr(s: string): void;
 }
 
-export const BENCH_NAMES = ['bytes', 'append', 'iterate', 'memory'] as const;
+export const BENCH_NAMES = ['bytes', 'append', 'iterate', 'memory', 'remote-write'] as const;
 export type BenchName = (typeof BENCH_NAMES)[number];
 
 export const BENCH_USAGE = `Usage: strata bench [--quick] [--only=<${BENCH_NAMES.join('|')}>] [--series=N] [--samples=M] [--memory-series=K]
@@ -33,6 +41,14 @@ export const BENCH_USAGE = `Usage: strata bench [--quick] [--only=<${BENCH_NAMES
   --series=N         series per shape for bytes/append/iterate
   --samples=M        samples per series at 15s for bytes/iterate (at most ${SAMPLES_PER_2H_BLOCK}: one 2h block)
   --memory-series=K  series in the head-memory benchmark (default 1000000, --quick 100000)
+
+remote-write (Strata's single binary from dist/ next to /usr/bin/prometheus):
+  --rw-series=A,B    active-series scales (default 100000,1000000; --quick 2000,5000)
+  --rw-clients=N     concurrent keep-alive HTTP clients (default 4; --quick 2)
+  --rw-seconds=S     time limit of each steady-state phase (default 30; --quick 2)
+  --rw-samples=M     samples pre-built per steady-state phase, whole rounds (default 6000000; --quick 20000)
+  --rw-systems=LIST  strata,prometheus (default both)
+  --rw-cpu-prof=DIR  run Strata under node --cpu-prof, profiles written to DIR on exit
 `;
 
 export interface BenchOptions {
@@ -41,6 +57,7 @@ export interface BenchOptions {
   series: number;
   samples: number;
   memorySeries: number;
+  remoteWrite: Omit<RemoteWriteOptions, 'progress'>;
 }
 
 /** Append target of issue 3: 2M samples/s on one core into an existing series set. */
@@ -56,6 +73,12 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
   let series: number | undefined;
   let samples: number | undefined;
   let memorySeries: number | undefined;
+  let rwSeries: number[] | undefined;
+  let rwClients: number | undefined;
+  let rwSeconds: number | undefined;
+  let rwSamples: number | undefined;
+  let rwSystems: SystemName[] | undefined;
+  let rwCpuProf: string | undefined;
   for (const arg of argv) {
     const [flag, value] = arg.replace(/^--?/, '').split('=', 2) as [string, string | undefined];
     switch (flag) {
@@ -85,6 +108,30 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
       case 'memory-series':
         memorySeries = positiveInt(arg, value);
         break;
+      case 'rw-series':
+        rwSeries = (value ?? '').split(',').map((v) => positiveInt(arg, v));
+        break;
+      case 'rw-clients':
+        rwClients = positiveInt(arg, value);
+        break;
+      case 'rw-seconds':
+        rwSeconds = positiveInt(arg, value);
+        break;
+      case 'rw-samples':
+        rwSamples = positiveInt(arg, value);
+        break;
+      case 'rw-systems':
+        rwSystems = (value ?? '').split(',').map((v) => {
+          if (!(SYSTEM_NAMES as readonly string[]).includes(v)) {
+            throw new Error(`unknown system "${v}" in ${arg}; one of ${SYSTEM_NAMES.join(', ')}`);
+          }
+          return v as SystemName;
+        });
+        break;
+      case 'rw-cpu-prof':
+        if (value === undefined || value === '') throw new Error(`${arg}: expected a directory`);
+        rwCpuProf = value;
+        break;
       default:
         throw new Error(`unknown bench flag "${arg}"`);
     }
@@ -96,6 +143,16 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
     series: series ?? (quick ? 2_000 : 10_000),
     samples: samples ?? SAMPLES_PER_2H_BLOCK,
     memorySeries: memorySeries ?? (quick ? 100_000 : 1_000_000),
+    remoteWrite: {
+      scales: rwSeries ?? (quick ? [2_000, 5_000] : [100_000, 1_000_000]),
+      clients: rwClients ?? (quick ? 2 : 4),
+      maxSeconds: rwSeconds ?? (quick ? 2 : 30),
+      steadySamples: rwSamples ?? (quick ? 20_000 : 6_000_000),
+      systems: rwSystems ?? SYSTEM_NAMES,
+      strata: {
+        nodeArgs: rwCpuProf === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${rwCpuProf}`],
+      },
+    },
   };
 }
 
@@ -107,7 +164,10 @@ function positiveInt(arg: string, value: string | undefined): number {
   return n;
 }
 
-/** Runs `strata bench` and resolves with its exit code (1 if a check against promtool fails). */
+/**
+ * Runs `strata bench` and resolves with its exit code: 1 if a check against promtool fails or
+ * a remote-write push was refused (missed performance targets are reported, not failed).
+ */
 export async function runBenchCommand(argv: readonly string[], io: BenchIO): Promise<number> {
   if (argv.includes('help') || argv.includes('--help') || argv.includes('-h')) {
     io.stdout(BENCH_USAGE);
@@ -156,6 +216,15 @@ export async function runBenchCommand(argv: readonly string[], io: BenchIO): Pro
   }
   if (opts.only.has('memory')) {
     io.stdout(memoryTable(await runMemoryBench(opts.memorySeries)));
+  }
+  if (opts.only.has('remote-write')) {
+    const rw: RemoteWriteOptions = {
+      ...opts.remoteWrite,
+      progress: (line) => io.stderr(`${line}\n`),
+    };
+    const results = await runRemoteWriteBench(rw);
+    io.stdout(remoteWriteTable(results, rw));
+    failed ||= remoteWriteFailed(results);
   }
   return failed ? 1 : 0;
 }

@@ -33,6 +33,9 @@ export async function freePort(): Promise<number> {
 
 export interface StrataProcess {
   readonly url: string;
+  readonly httpPort: number;
+  /** The internal RPC port (`-server.grpc-listen-port`). */
+  readonly grpcPort: number;
   readonly proc: ChildProcess;
   readonly cwd: string;
   output(): string;
@@ -40,10 +43,19 @@ export interface StrataProcess {
   stop(signal?: NodeJS.Signals): Promise<number | string>;
 }
 
+export interface StartStrataOptions {
+  /** Listen on these ports instead of fresh free ones (a restart on the same address). */
+  readonly httpPort?: number;
+  readonly grpcPort?: number;
+}
+
 /** Runs `strata <args>` in a fresh temp working directory with its HTTP port on loopback. */
-export async function startStrata(args: readonly string[]): Promise<StrataProcess> {
-  const httpPort = await freePort();
-  const grpcPort = await freePort();
+export async function startStrata(
+  args: readonly string[],
+  opts: StartStrataOptions = {},
+): Promise<StrataProcess> {
+  const httpPort = opts.httpPort ?? (await freePort());
+  const grpcPort = opts.grpcPort ?? (await freePort());
   const cwd = mkdtempSync(join(tmpdir(), 'strata-e2e-'));
   const proc = spawn(
     process.execPath,
@@ -65,6 +77,8 @@ export async function startStrata(args: readonly string[]): Promise<StrataProces
   );
   return {
     url: `http://127.0.0.1:${httpPort}`,
+    httpPort,
+    grpcPort,
     proc,
     cwd,
     output: () => out,

@@ -33,9 +33,32 @@ export interface PrometheusOptions {
    * (`x[5m:]`); Prometheus's default 1m when absent.
    */
   readonly evaluationInterval?: string;
+  /** Remote-write queues (Prometheus's `remote_write` section). */
+  readonly remoteWrite?: readonly RemoteWriteTarget[];
   /** More command-line flags, e.g. `--query.lookback-delta=1m`. */
   readonly extraArgs?: readonly string[];
   readonly readyTimeoutMs?: number;
+}
+
+/** One `remote_write` entry. */
+export interface RemoteWriteTarget {
+  readonly url: string;
+  /** `name` of the queue (the `remote_name` label of the queue's metrics). */
+  readonly name?: string;
+  /** `queue_config.batch_send_deadline`, e.g. `1s` (Prometheus's default 5s). */
+  readonly batchSendDeadline?: string;
+  /** `metadata_config.send_interval`, e.g. `5s` (Prometheus's default 1m). */
+  readonly metadataSendInterval?: string;
+}
+
+function remoteWriteEntry(t: RemoteWriteTarget): Record<string, unknown> {
+  const entry: Record<string, unknown> = { url: t.url };
+  if (t.name !== undefined) entry['name'] = t.name;
+  if (t.batchSendDeadline !== undefined)
+    entry['queue_config'] = { batch_send_deadline: t.batchSendDeadline };
+  if (t.metadataSendInterval !== undefined)
+    entry['metadata_config'] = { send_interval: t.metadataSendInterval };
+  return entry;
 }
 
 export interface PrometheusService extends ServiceProcess {
@@ -62,6 +85,11 @@ function configYaml(port: number, opts: PrometheusOptions): string {
       lines.push('    static_configs:');
       lines.push(`      - targets: [${j.targets.map((t) => JSON.stringify(t)).join(', ')}]`);
     }
+  }
+  // JSON is YAML: one flow-style line per queue.
+  if (opts.remoteWrite !== undefined && opts.remoteWrite.length > 0) {
+    lines.push('remote_write:');
+    for (const t of opts.remoteWrite) lines.push(`  - ${JSON.stringify(remoteWriteEntry(t))}`);
   }
   return lines.join('\n') + '\n';
 }
@@ -140,7 +168,14 @@ export function apiTime(ms: number): string {
 
 /** A minimal client for Prometheus's HTTP API (GET, form parameters in the query string). */
 export class PrometheusApi {
-  constructor(readonly url: string) {}
+  /**
+   * `headers` go with every request: Strata's API needs `X-Scope-OrgID` when auth is
+   * enabled, so the same client asks both.
+   */
+  constructor(
+    readonly url: string,
+    readonly headers: Readonly<Record<string, string>> = {},
+  ) {}
 
   async get<T>(
     path: string,
@@ -150,7 +185,7 @@ export class PrometheusApi {
     for (const [k, v] of Object.entries(params)) {
       for (const one of typeof v === 'string' ? [v] : v) qs.append(k, one);
     }
-    const res = await fetch(`${this.url}${path}?${qs.toString()}`);
+    const res = await fetch(`${this.url}${path}?${qs.toString()}`, { headers: this.headers });
     const body = (await res.json()) as {
       status: string;
       data?: T;

@@ -6,6 +6,7 @@
  */
 import type { WorkloadDefinition } from './workload.js';
 import { pingPongWorkload } from './pingpong/definition.js';
+import { strataWorkload } from './strata/definition.js';
 
 export type {
   CheckResult,
@@ -16,9 +17,16 @@ export type {
 } from './workload.js';
 export { PINGPONG_BUGS, type PingPongBug, type PingPongConfig } from './pingpong/config.js';
 export { pingPongWorkload } from './pingpong/definition.js';
+export {
+  BROKEN_INGESTER_MODES,
+  type BrokenIngesterMode,
+  type StrataWorkloadConfig,
+} from './strata/config.js';
+export { STRATA_CHECKS, strataWorkload } from './strata/definition.js';
 
 const WORKLOADS: ReadonlyMap<string, WorkloadDefinition> = new Map<string, WorkloadDefinition>([
   [pingPongWorkload.kind, pingPongWorkload],
+  [strataWorkload.kind, strataWorkload],
 ]);
 
 export function workloadKinds(): string[] {

@@ -9,9 +9,6 @@ import { BasicService, type Service } from '../services/index.js';
 
 /** Which issue brings each component. */
 export const COMPONENT_ISSUES: Readonly<Record<string, string>> = {
-  distributor: 'issue 5',
-  ingester: 'issue 5',
-  querier: 'issue 5',
   'query-frontend': 'a later issue',
   'store-gateway': 'a later issue',
   compactor: 'a later issue',

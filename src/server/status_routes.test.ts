@@ -108,9 +108,9 @@ describe('/services', () => {
       statuses: [
         { name: 'server', state: 'Running' },
         {
-          name: 'ingester',
+          name: 'compactor',
           state: 'Running',
-          note: 'placeholder: ingester is not implemented yet (arrives with issue 5)',
+          note: 'placeholder: compactor is not implemented yet (arrives with a later issue)',
         },
         { name: 'ruler', state: 'Failed', failureReason: 'bad <rule> file' },
       ],
@@ -120,7 +120,7 @@ describe('/services', () => {
     const html = await res.text();
     expect(html).toContain('<tr><td>server</td><td>Running</td><td></td></tr>');
     expect(html).toContain(
-      '<td>ingester</td><td>Running</td><td>placeholder: ingester is not implemented yet (arrives with issue 5)</td>',
+      '<td>compactor</td><td>Running</td><td>placeholder: compactor is not implemented yet (arrives with a later issue)</td>',
     );
     expect(html).toContain('<td>ruler</td><td>Failed</td><td>bad &lt;rule&gt; file</td>');
   });
