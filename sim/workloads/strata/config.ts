@@ -1,0 +1,326 @@
+import {
+  ScenarioError,
+  formatDuration,
+  readArray,
+  readDuration,
+  readNumber,
+  readObject,
+  readString,
+} from '../../fields/index.js';
+
+/**
+ * Deliberately broken ingesters, for proving that the checks catch what they claim to catch.
+ * `none` runs the real ingester untouched; the harness breaks the others from outside (by
+ * wrapping the node's Transport), never through a hook in product code.
+ */
+export const BROKEN_INGESTER_MODES = [
+  'none',
+  /** `ingester.Push` answers success at once and runs the real handler `broken_ack_delay` later. */
+  'ack_before_wal',
+] as const;
+
+export type BrokenIngesterMode = (typeof BROKEN_INGESTER_MODES)[number];
+
+export interface TenantSpec {
+  name: string;
+  /** The tenant's `out_of_order_time_window` override (ms); 0 = none (the default config). */
+  outOfOrderWindowMs: number;
+}
+
+export interface OutageWindow {
+  /** Offsets after the epoch: the writer sends nothing in [fromMs, untilMs) and buffers. */
+  fromMs: number;
+  untilMs: number;
+}
+
+export const QUERY_KINDS = [
+  'count_over_time',
+  'sum_over_time',
+  'max_over_time',
+  'sum_count_over_time',
+  'sum',
+  'count',
+] as const;
+
+export type QueryKind = (typeof QUERY_KINDS)[number];
+
+export interface QuerySpec {
+  kind: QueryKind;
+  tenant: string;
+  metric: string;
+  /** The range of `*_over_time` kinds (ms); unused for `sum`/`count`. */
+  rangeMs: number;
+  /** Offsets after the epoch at which the query is evaluated (instant queries). */
+  atMs: number[];
+}
+
+export interface StrataWorkloadConfig {
+  replicationFactor: number;
+  heartbeatPeriodMs: number;
+  heartbeatTimeoutMs: number;
+  /** `tsdb.block_ranges_period[0]`; the §11 floor is head max time − blockRange/2. */
+  blockRangeMs: number;
+  brokenIngester: BrokenIngesterMode;
+  brokenAckDelayMs: number;
+  tenants: TenantSpec[];
+  scrape: {
+    /** Series per writer per tenant. */
+    series: number;
+    /** Distinct metric names among a writer's series (`strata_sim_m0`, `strata_sim_m1`, …). */
+    metrics: number;
+    intervalMs: number;
+    /** Each scrape fires up to this much after its slot (uniform), so timestamps wander. */
+    jitterMs: number;
+    /** Every `everyMs`, `fraction` of the series are replaced by new series (0: no churn). */
+    churnEveryMs: number;
+    churnFraction: number;
+    startMs: number;
+    /** No scrape starts at or after this offset; the queue still drains. */
+    stopMs: number;
+  };
+  remoteWrite: {
+    batchSize: number;
+    timeoutMs: number;
+    minBackoffMs: number;
+    maxBackoffMs: number;
+  };
+  /** Outage windows of writer nodes, by node name. */
+  outages: ReadonlyMap<string, OutageWindow[]>;
+  reader: {
+    /** When the final reads start (offset after the epoch); must follow the last scrape. */
+    readAtMs: number;
+    /** Period of the query mix during the run (0: none). */
+    intervalMs: number;
+    queries: QuerySpec[];
+  };
+  /** The model's margin between an acknowledgement and the replicas having applied it. */
+  settleMs: number;
+}
+
+export const STRATA_ROLES = ['distributor', 'ingester', 'querier', 'writer', 'reader'] as const;
+
+export function parseStrataConfig(
+  raw: Readonly<Record<string, unknown>>,
+  where: string,
+): StrataWorkloadConfig {
+  const o = readObject(raw, where, [
+    'replication_factor',
+    'heartbeat_period',
+    'heartbeat_timeout',
+    'block_range',
+    'broken_ingester',
+    'broken_ack_delay',
+    'tenants',
+    'scrape',
+    'remote_write',
+    'outages',
+    'reader',
+    'settle',
+  ]);
+  const broken = readString(o.broken_ingester, `${where}.broken_ingester`, 'none');
+  if (!(BROKEN_INGESTER_MODES as readonly string[]).includes(broken)) {
+    throw new ScenarioError(
+      `${where}.broken_ingester: unknown mode ${JSON.stringify(broken)} (known: ${BROKEN_INGESTER_MODES.join(', ')})`,
+    );
+  }
+  const tenants = parseTenants(o.tenants, `${where}.tenants`);
+  const scrape = parseScrape(o.scrape, `${where}.scrape`);
+  const rw = readObject(o.remote_write, `${where}.remote_write`, [
+    'batch_size',
+    'timeout',
+    'min_backoff',
+    'max_backoff',
+  ]);
+  const remoteWrite = {
+    batchSize: readNumber(rw.batch_size, `${where}.remote_write.batch_size`, 100, {
+      min: 1,
+      integer: true,
+    }),
+    timeoutMs: positive(rw.timeout, `${where}.remote_write.timeout`, 5_000),
+    minBackoffMs: positive(rw.min_backoff, `${where}.remote_write.min_backoff`, 30),
+    maxBackoffMs: positive(rw.max_backoff, `${where}.remote_write.max_backoff`, 5_000),
+  };
+  if (remoteWrite.maxBackoffMs < remoteWrite.minBackoffMs)
+    throw new ScenarioError(`${where}.remote_write.max_backoff: below min_backoff`);
+  const names = new Set(tenants.map((t) => t.name));
+  const reader = parseReader(o.reader, `${where}.reader`, names, scrape.stopMs);
+  const blockRangeMs = positive(o.block_range, `${where}.block_range`, 2 * 3_600_000);
+  return {
+    replicationFactor: readNumber(o.replication_factor, `${where}.replication_factor`, 3, {
+      min: 1,
+      integer: true,
+    }),
+    heartbeatPeriodMs: positive(o.heartbeat_period, `${where}.heartbeat_period`, 1_000),
+    heartbeatTimeoutMs: positive(o.heartbeat_timeout, `${where}.heartbeat_timeout`, 10_000),
+    blockRangeMs,
+    brokenIngester: broken as BrokenIngesterMode,
+    brokenAckDelayMs: positive(o.broken_ack_delay, `${where}.broken_ack_delay`, 500),
+    tenants,
+    scrape,
+    remoteWrite,
+    outages: parseOutages(o.outages, `${where}.outages`),
+    reader,
+    settleMs: readDuration(o.settle, `${where}.settle`, 1_000),
+  };
+}
+
+function positive(value: unknown, where: string, fallback: number): number {
+  const ms = readDuration(value, where, fallback);
+  if (ms <= 0) throw new ScenarioError(`${where}: must be positive, got ${ms}ms`);
+  return ms;
+}
+
+function parseTenants(value: unknown, where: string): TenantSpec[] {
+  const list = readArray(value, where);
+  if (list.length === 0) return [{ name: 'tenant-1', outOfOrderWindowMs: 0 }];
+  const seen = new Set<string>();
+  return list.map((raw, i) => {
+    const w = `${where}[${i}]`;
+    const t = readObject(raw, w, ['name', 'out_of_order_time_window']);
+    const name = readString(t.name, `${w}.name`);
+    // Tenants become directory names on the ingesters and header values.
+    if (!/^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(name))
+      throw new ScenarioError(`${w}.name: invalid tenant id ${JSON.stringify(name)}`);
+    if (seen.has(name)) throw new ScenarioError(`${w}.name: duplicate tenant ${name}`);
+    seen.add(name);
+    return {
+      name,
+      outOfOrderWindowMs: readDuration(
+        t.out_of_order_time_window,
+        `${w}.out_of_order_time_window`,
+        0,
+      ),
+    };
+  });
+}
+
+function parseScrape(value: unknown, where: string): StrataWorkloadConfig['scrape'] {
+  const s = readObject(value, where, [
+    'series',
+    'metrics',
+    'interval',
+    'jitter',
+    'churn',
+    'start',
+    'stop',
+  ]);
+  const intervalMs = positive(s.interval, `${where}.interval`, 15_000);
+  const jitterMs = readDuration(s.jitter, `${where}.jitter`, 0);
+  if (jitterMs >= intervalMs)
+    throw new ScenarioError(
+      `${where}.jitter: must be below the interval (${formatDuration(intervalMs)}), got ${formatDuration(jitterMs)}`,
+    );
+  const churn = readObject(s.churn, `${where}.churn`, ['every', 'fraction']);
+  const startMs = readDuration(s.start, `${where}.start`, 5_000);
+  const stopMs = positive(s.stop, `${where}.stop`, 60_000);
+  if (stopMs <= startMs) throw new ScenarioError(`${where}.stop: must follow start`);
+  const series = readNumber(s.series, `${where}.series`, 5, { min: 1, integer: true });
+  return {
+    series,
+    metrics: readNumber(s.metrics, `${where}.metrics`, 1, { min: 1, max: series, integer: true }),
+    intervalMs,
+    jitterMs,
+    churnEveryMs: readDuration(churn.every, `${where}.churn.every`, 0),
+    churnFraction: readNumber(churn.fraction, `${where}.churn.fraction`, 0, { min: 0, max: 1 }),
+    startMs,
+    stopMs,
+  };
+}
+
+function parseOutages(value: unknown, where: string): Map<string, OutageWindow[]> {
+  const o = readObject(value, where, Object.keys(value ?? {}));
+  const out = new Map<string, OutageWindow[]>();
+  for (const [node, list] of Object.entries(o)) {
+    const windows = readArray(list, `${where}.${node}`).map((raw, i) => {
+      const w = `${where}.${node}[${i}]`;
+      const f = readObject(raw, w, ['from', 'until']);
+      const fromMs = readDuration(f.from, `${w}.from`);
+      const untilMs = readDuration(f.until, `${w}.until`);
+      if (untilMs <= fromMs) throw new ScenarioError(`${w}.until: must follow from`);
+      return { fromMs, untilMs };
+    });
+    out.set(node, windows);
+  }
+  return out;
+}
+
+function parseReader(
+  value: unknown,
+  where: string,
+  tenants: ReadonlySet<string>,
+  stopMs: number,
+): StrataWorkloadConfig['reader'] {
+  const r = readObject(value, where, ['read_at', 'interval', 'queries']);
+  const readAtMs = positive(r.read_at, `${where}.read_at`, stopMs + 30_000);
+  if (readAtMs <= stopMs)
+    throw new ScenarioError(
+      `${where}.read_at: must follow scrape.stop (${formatDuration(stopMs)}), got ${formatDuration(readAtMs)}`,
+    );
+  const queries = readArray(r.queries, `${where}.queries`).map((raw, i): QuerySpec => {
+    const w = `${where}.queries[${i}]`;
+    const q = readObject(raw, w, ['kind', 'tenant', 'metric', 'range', 'at']);
+    const kind = readString(q.kind, `${w}.kind`);
+    if (!(QUERY_KINDS as readonly string[]).includes(kind))
+      throw new ScenarioError(
+        `${w}.kind: unknown query kind ${JSON.stringify(kind)} (known: ${QUERY_KINDS.join(', ')})`,
+      );
+    const tenant = readString(q.tenant, `${w}.tenant`, [...tenants][0]);
+    if (!tenants.has(tenant))
+      throw new ScenarioError(`${w}.tenant: unknown tenant ${JSON.stringify(tenant)}`);
+    const atList = q.at === undefined ? [stopMs] : readArray(q.at, `${w}.at`);
+    return {
+      kind: kind as QueryKind,
+      tenant,
+      metric: readString(q.metric, `${w}.metric`, 'strata_sim_m0'),
+      rangeMs: positive(q.range, `${w}.range`, 300_000),
+      atMs: atList.map((a, j) => readDuration(a, `${w}.at[${j}]`)),
+    };
+  });
+  return {
+    readAtMs,
+    intervalMs: readDuration(r.interval, `${where}.interval`, 0),
+    queries,
+  };
+}
+
+/** The PromQL text of a query spec. */
+export function queryText(q: QuerySpec): string {
+  const range = formatDuration(q.rangeMs);
+  switch (q.kind) {
+    case 'count_over_time':
+    case 'sum_over_time':
+    case 'max_over_time':
+      return `${q.kind}(${q.metric}[${range}])`;
+    case 'sum_count_over_time':
+      return `sum(count_over_time(${q.metric}[${range}]))`;
+    case 'sum':
+    case 'count':
+      return `${q.kind}(${q.metric})`;
+  }
+}
+
+export function describeStrata(c: StrataWorkloadConfig): string[] {
+  const s = c.scrape;
+  const lines = [
+    `strata: RF ${c.replicationFactor}, heartbeat ${formatDuration(c.heartbeatPeriodMs)} (timeout ${formatDuration(c.heartbeatTimeoutMs)}), block range ${formatDuration(c.blockRangeMs)}`,
+    `  tenants: ${c.tenants.map((t) => (t.outOfOrderWindowMs > 0 ? `${t.name} (out-of-order window ${formatDuration(t.outOfOrderWindowMs)})` : `${t.name} (default config)`)).join(', ')}`,
+    `  each writer: ${s.series} series per tenant (${s.metrics} metric name(s)), scrape every ${formatDuration(s.intervalMs)} (jitter ${formatDuration(s.jitterMs)}) from +${formatDuration(s.startMs)} to +${formatDuration(s.stopMs)}` +
+      (s.churnEveryMs > 0 && s.churnFraction > 0
+        ? `, churn ${Math.round(s.churnFraction * 100)}% every ${formatDuration(s.churnEveryMs)}`
+        : ''),
+    `  remote write: batches of ${c.remoteWrite.batchSize}, timeout ${formatDuration(c.remoteWrite.timeoutMs)}, backoff ${formatDuration(c.remoteWrite.minBackoffMs)}..${formatDuration(c.remoteWrite.maxBackoffMs)} on 5xx/429, drop on 4xx`,
+  ];
+  for (const [node, windows] of c.outages)
+    lines.push(
+      `  outage of ${node}: ${windows.map((w) => `+${formatDuration(w.fromMs)}..+${formatDuration(w.untilMs)}`).join(', ')} (buffers, then catches up oldest first)`,
+    );
+  lines.push(
+    `  reader: final reads at +${formatDuration(c.reader.readAtMs)}, ${c.reader.queries.length} model queries` +
+      (c.reader.intervalMs > 0 ? `, query mix every ${formatDuration(c.reader.intervalMs)}` : ''),
+  );
+  if (c.brokenIngester !== 'none')
+    lines.push(
+      `  [DELIBERATE BUG: ingesters ${c.brokenIngester}, real handler runs ${formatDuration(c.brokenAckDelayMs)} after the ack]`,
+    );
+  return lines;
+}

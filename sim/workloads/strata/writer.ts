@@ -1,0 +1,225 @@
+import { setMaxListeners } from 'node:events';
+import { buildWriteRequest, encodeWriteRequest } from '../../../src/distributor/index.js';
+import {
+  PROTOBUF_CONTENT_TYPE,
+  RpcError,
+  type Env,
+  type RandomStream,
+  type RpcCode,
+} from '../../../src/runtime/index.js';
+import type { SimProcess } from '../../cluster/index.js';
+import type { OutageWindow, StrataWorkloadConfig } from './config.js';
+import { SeriesGenerator } from './generator.js';
+import type { AttemptOutcome, LedgerSample, WriteLedger } from './ledger.js';
+
+export const DISTRIBUTOR_PUSH_METHOD = 'distributor.Push';
+export const TENANT_HEADER = 'x-scope-orgid';
+
+/** RPC codes a remote-write sender treats as a 4xx other than 429: drop the batch, never retry. */
+const DROP_CODES: ReadonlySet<RpcCode> = new Set<RpcCode>([
+  'invalid_argument',
+  'failed_precondition',
+  'not_found',
+  'unauthenticated',
+]);
+
+/** How a failed `distributor.Push` call counts for the sender and the ledger. */
+export function classifyPushError(err: unknown): Exclude<AttemptOutcome, { kind: 'ok' }> {
+  const code: string = err instanceof RpcError ? err.code : 'internal';
+  const message = err instanceof Error ? err.message : String(err);
+  return err instanceof RpcError && DROP_CODES.has(err.code)
+    ? { kind: 'rejected', code, message }
+    : { kind: 'unknown', code, message };
+}
+
+/** The remote-write body of a batch: samples grouped by series, in queue order. */
+export function encodeBatch(samples: readonly LedgerSample[]): Uint8Array {
+  const bySeries = new Map<
+    string,
+    { labels: [string, string][]; samples: { value: number; timestamp: number }[] }
+  >();
+  for (const s of samples) {
+    let entry = bySeries.get(s.series);
+    if (entry === undefined) {
+      entry = { labels: s.labels, samples: [] };
+      bySeries.set(s.series, entry);
+    }
+    entry.samples.push({ value: s.value, timestamp: s.timestamp });
+  }
+  return encodeWriteRequest(buildWriteRequest({ series: [...bySeries.values()] }));
+}
+
+/** The end of the outage covering `t` (absolute ms), if one does. */
+export function outageEndAt(
+  outages: readonly OutageWindow[],
+  epochMs: number,
+  t: number,
+): number | undefined {
+  for (const w of outages)
+    if (t >= epochMs + w.fromMs && t < epochMs + w.untilMs) return epochMs + w.untilMs;
+  return undefined;
+}
+
+export interface WriterDeps {
+  ledger: WriteLedger;
+  distributors: readonly string[];
+  epochMs: number;
+  /** Harness time for the ledger (true virtual time, unaffected by the node's clock skew). */
+  now: () => number;
+  /** The writer's generator streams, one per tenant, forked from the workload stream. */
+  streamFor: (tenant: string) => RandomStream;
+  outages: readonly OutageWindow[];
+}
+
+/**
+ * A remote-write client standing in for a Prometheus server that scrapes `series` targets
+ * per tenant and remote-writes each tenant's samples to a distributor. As Prometheus does:
+ * batches of at most `batch_size` samples, oldest first, one batch in flight per tenant
+ * (so each series arrives in order); 5xx, 429, timeouts and unreachable distributors are
+ * retried with exponential backoff forever; other 4xx drop the batch. During an outage
+ * window it sends nothing and buffers, then catches up oldest first.
+ *
+ * Nothing survives a crash of the writer: its queue is process memory (the ledger then shows
+ * those samples as never sent).
+ */
+export function strataWriter(env: Env, config: StrataWorkloadConfig, deps: WriterDeps): SimProcess {
+  const log = env.logger.child({ role: 'writer' });
+  const controller = new AbortController();
+  setMaxListeners(1000, controller.signal);
+  const { scrape, remoteWrite } = config;
+  const firstScrape = deps.epochMs + scrape.startMs;
+  const stopAt = deps.epochMs + scrape.stopMs;
+  const lanes = config.tenants.map((t) => {
+    const stream = deps.streamFor(t.name);
+    return {
+      tenant: t.name,
+      generator: new SeriesGenerator(
+        {
+          writer: env.nodeName,
+          tenant: t.name,
+          series: scrape.series,
+          metrics: scrape.metrics,
+          firstScrapeMs: firstScrape,
+          intervalMs: scrape.intervalMs,
+          churnEveryMs: scrape.churnEveryMs,
+          churnFraction: scrape.churnFraction,
+        },
+        stream.fork('values'),
+      ),
+      queue: [] as LedgerSample[],
+      wake: undefined as (() => void) | undefined,
+    };
+  });
+  const jitter = deps.streamFor('').fork('jitter');
+  let scrapingDone = false;
+  let pushCount = 0;
+
+  const sleep = async (ms: number): Promise<boolean> => {
+    try {
+      await env.clock.sleep(ms, controller.signal);
+      return true;
+    } catch {
+      return false; // stopping
+    }
+  };
+
+  const waitForOutageEnd = async (): Promise<boolean> => {
+    for (;;) {
+      const end = outageEndAt(deps.outages, deps.epochMs, deps.now());
+      if (end === undefined) return !controller.signal.aborted;
+      if (!(await sleep(end - deps.now()))) return false;
+    }
+  };
+
+  const scheduleScrape = (k: number): void => {
+    const slot = firstScrape + k * scrape.intervalMs;
+    if (slot >= stopAt) {
+      scrapingDone = true;
+      for (const lane of lanes) lane.wake?.();
+      return;
+    }
+    const at = slot + (scrape.jitterMs > 0 ? jitter.int(scrape.jitterMs + 1) : 0);
+    env.clock.setTimer(Math.max(0, at - deps.now()), () => {
+      const ts = env.clock.now();
+      for (const lane of lanes) {
+        const recs = deps.ledger.scraped(
+          env.nodeName,
+          lane.tenant,
+          lane.generator.scrape(ts),
+          deps.now(),
+        );
+        lane.queue.push(...recs);
+        lane.wake?.();
+      }
+      scheduleScrape(k + 1);
+    });
+  };
+
+  const send = async (lane: (typeof lanes)[number]): Promise<void> => {
+    while (!controller.signal.aborted) {
+      if (lane.queue.length === 0) {
+        if (scrapingDone) return;
+        await new Promise<void>((resolve) => {
+          lane.wake = () => {
+            lane.wake = undefined;
+            resolve();
+          };
+        });
+        continue;
+      }
+      if (!(await waitForOutageEnd())) return;
+      const batch = lane.queue.splice(0, remoteWrite.batchSize);
+      const push = deps.ledger.newPush(env.nodeName, lane.tenant, batch);
+      const body = encodeBatch(batch);
+      const distributor = deps.distributors[pushCount++ % deps.distributors.length] as string;
+      let backoff = remoteWrite.minBackoffMs;
+      for (;;) {
+        if (!(await waitForOutageEnd())) return;
+        const attempt = deps.ledger.attemptStarted(push, deps.now());
+        try {
+          await env.transport.call(
+            distributor,
+            {
+              method: DISTRIBUTOR_PUSH_METHOD,
+              body,
+              contentType: PROTOBUF_CONTENT_TYPE,
+              headers: { [TENANT_HEADER]: lane.tenant },
+            },
+            { timeoutMs: remoteWrite.timeoutMs, signal: controller.signal },
+          );
+          deps.ledger.attemptEnded(attempt, deps.now(), { kind: 'ok' });
+          break;
+        } catch (err) {
+          if (controller.signal.aborted) return; // the attempt stays without an answer
+          const outcome = classifyPushError(err);
+          deps.ledger.attemptEnded(attempt, deps.now(), outcome);
+          if (outcome.kind === 'rejected') {
+            log.debug('push refused; dropping the batch', {
+              push: push.id,
+              message: outcome.message,
+            });
+            break;
+          }
+          log.debug('push failed; retrying', { push: push.id, code: outcome.code });
+          if (!(await sleep(backoff))) return;
+          backoff = Math.min(backoff * 2, remoteWrite.maxBackoffMs);
+        }
+      }
+    }
+  };
+
+  return {
+    start(signal: AbortSignal): Promise<void> {
+      signal.addEventListener('abort', () => controller.abort(), { once: true });
+      scheduleScrape(Math.max(0, Math.ceil((deps.now() - firstScrape) / scrape.intervalMs)));
+      for (const lane of lanes) void send(lane);
+      log.info('writer started', { tenants: lanes.length, series: scrape.series });
+      return Promise.resolve();
+    },
+    stop(): Promise<void> {
+      controller.abort();
+      for (const lane of lanes) lane.wake?.();
+      return Promise.resolve();
+    },
+  };
+}
