@@ -7,6 +7,7 @@
 import { Distributor, registerDistributorRoutes } from '../distributor/index.js';
 import {
   Ingester,
+  LocalFirstIngesterClient,
   TransportIngesterClient,
   registerIngesterRoutes,
   tenantDBsConfigFrom,
@@ -18,9 +19,15 @@ import { DEV_BUILD_INFO } from './build_info.js';
 import { INGESTER_RING_KEY, deferredKV, ingesterRingProxy } from './ring_client.js';
 import type { Service } from '../services/index.js';
 
-/** One client per process: the distributor and the querier share its connections. */
+/**
+ * One client per process, shared by the distributor and the querier. Pushes to the ingester
+ * of this process skip the encode/decode round trip (the single binary's hot path).
+ */
 function ingesterClient(ctx: StrataContext): IngesterClient {
-  ctx.ingesterClient ??= new TransportIngesterClient(ctx.env.transport);
+  ctx.ingesterClient ??= new LocalFirstIngesterClient(
+    new TransportIngesterClient(ctx.env.transport),
+    () => ctx.localIngester,
+  );
   return ctx.ingesterClient;
 }
 
@@ -97,6 +104,7 @@ export function ingesterService(ctx: StrataContext): Service {
     },
   );
   ctx.runtimeConfig?.onChange(() => ingester.dbs.applyOverrides());
+  ctx.localIngester = ingester;
   registerIngesterRoutes(http, ingester);
   return ingester;
 }

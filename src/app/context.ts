@@ -7,7 +7,7 @@
 import { type Config, renderConfig } from '../config/index.js';
 import type { Overrides, RuntimeConfigManager } from '../overrides/index.js';
 import type { BuildInfo } from '../api/index.js';
-import type { IngesterClient } from '../ingester/index.js';
+import type { Ingester, IngesterClient } from '../ingester/index.js';
 import type { Ring } from '../ring/index.js';
 import type { Env, KV } from '../runtime/index.js';
 import type { ConfigRenderMode, HttpServer, ModuleStatus, Profiler } from '../server/index.js';
@@ -59,6 +59,8 @@ export class StrataContext {
   distributorRing: Ring | undefined;
   /** The client the distributor and querier of this process share to call ingesters. */
   ingesterClient: IngesterClient | undefined;
+  /** The ingester of this process, when it runs one (the ingester client pushes to it directly). */
+  localIngester: Ingester | undefined;
 
   constructor(
     readonly config: Config,

@@ -4,7 +4,7 @@
  * limit, sharding by token onto the ingester ring and the quorum fan-out to the ingesters.
  */
 import { Counter } from 'prom-client';
-import type { IngesterClient, PushSource, WireUserStats } from '../ingester/index.js';
+import type { IngesterClient, PushBatch, PushSource, WireUserStats } from '../ingester/index.js';
 import type { Overrides } from '../overrides/index.js';
 import {
   RingError,
@@ -37,7 +37,6 @@ import { shardByMetricName, tokenForSeries } from './shard.js';
 import { DISTRIBUTOR_PUSH, servePushRpc } from './push_rpc.js';
 import { validateWriteRequest } from './validation.js';
 import type { MetricMetadata, SeriesData, WriteRequestData } from './write_request.js';
-import { encodeWriteRequest } from './write_request_encode.js';
 
 export interface DistributorConfig {
   /** `-distributor.shard-by-all-labels` (default false: tenant + metric name). */
@@ -378,16 +377,13 @@ export class Distributor extends BasicService {
       if (item < seriesCount) seriesIndexes.push(share.series[item] as number);
       else metadata.push(share.metadata[item - seriesCount] as MetricMetadata);
     }
-    const body = encodeWriteRequest(
-      { ...req, metadata },
-      { seriesIndexes, includeMetadata: metadata.length > 0 },
-    );
+    const batch: PushBatch = { data: req, seriesIndexes, metadata };
     const types: string[] = [];
     if (seriesIndexes.length > 0) types.push('samples');
     if (metadata.length > 0) types.push('metadata');
     for (const type of types) this.m.appends.inc({ ingester: addr, type });
     try {
-      await this.deps.client.push(addr, tenant, body, source, {
+      await this.deps.client.push(addr, tenant, batch, source, {
         timeoutMs: this.config.remoteTimeoutMs,
       });
     } catch (err) {

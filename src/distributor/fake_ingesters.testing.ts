@@ -12,6 +12,7 @@ import type {
   WireUserStats,
 } from '../ingester/index.js';
 import { RpcError } from '../runtime/index.js';
+import { encodePushBatch, type PushBatch } from '../ingester/index.js';
 import { toPlainWriteRequest, type PlainWriteRequest } from './write_request_build.js';
 import { decodeWriteRequest } from './write_request_decode.js';
 
@@ -48,7 +49,7 @@ export class FakeIngesters implements IngesterClient {
   push(
     addr: string,
     tenant: string,
-    writeRequest: Uint8Array,
+    batch: PushBatch,
     source: PushSource,
     opts: IngesterCallOptions = {},
   ): Promise<void> {
@@ -59,7 +60,7 @@ export class FakeIngesters implements IngesterClient {
         new RpcError('deadline_exceeded', `call to ${addr} timed out after ${opts.timeoutMs}ms`),
       );
     }
-    const request = toPlainWriteRequest(decodeWriteRequest(writeRequest));
+    const request = toPlainWriteRequest(decodeWriteRequest(encodePushBatch(batch)));
     let list = this.received.get(addr);
     if (list === undefined) this.received.set(addr, (list = []));
     list.push({ tenant, source, timeoutMs: opts.timeoutMs, request });

@@ -2,6 +2,11 @@
 // so components can be tested against an in-process fake, and its implementation over the
 // Env's Transport. Errors are the Transport's RpcErrors: an ingester's 4xx refusal arrives
 // as `invalid_argument` (400) or `resource_exhausted` (429) with the ingester's message.
+import {
+  encodeWriteRequest,
+  type MetricMetadata,
+  type WriteRequestData,
+} from '../distributor/index.js';
 import type { Transport } from '../runtime/index.js';
 import { PROTOBUF_CONTENT_TYPE, jsonBody, parseJsonBody } from '../runtime/index.js';
 import type { PushSource } from './tenant_dbs.js';
@@ -23,6 +28,25 @@ import {
   type WireUserStats,
 } from './wire.js';
 
+/**
+ * What a distributor sends one ingester: the series of a decoded request it owns (by index)
+ * and the metadata. It stays decoded until a transport needs bytes, so an ingester in the
+ * same process appends it without an encode and a decode.
+ */
+export interface PushBatch {
+  readonly data: WriteRequestData;
+  readonly seriesIndexes: readonly number[];
+  readonly metadata: readonly MetricMetadata[];
+}
+
+/** The batch as the uncompressed remote-write WriteRequest an `ingester.Push` call carries. */
+export function encodePushBatch(batch: PushBatch): Uint8Array {
+  return encodeWriteRequest(
+    { ...batch.data, metadata: [...batch.metadata] },
+    { seriesIndexes: batch.seriesIndexes, includeMetadata: batch.metadata.length > 0 },
+  );
+}
+
 export interface IngesterCallOptions {
   signal?: AbortSignal;
   timeoutMs?: number;
@@ -30,11 +54,11 @@ export interface IngesterCallOptions {
 
 /** The calls a distributor or querier makes to one ingester, addressed by its ring address. */
 export interface IngesterClient {
-  /** Appends an uncompressed remote-write WriteRequest for `tenant`. */
+  /** Appends a batch for `tenant`. */
   push(
     addr: string,
     tenant: string,
-    writeRequest: Uint8Array,
+    batch: PushBatch,
     source: PushSource,
     opts?: IngesterCallOptions,
   ): Promise<void>;
@@ -67,7 +91,7 @@ export class TransportIngesterClient implements IngesterClient {
   async push(
     addr: string,
     tenant: string,
-    writeRequest: Uint8Array,
+    batch: PushBatch,
     source: PushSource,
     opts: IngesterCallOptions = {},
   ): Promise<void> {
@@ -75,7 +99,7 @@ export class TransportIngesterClient implements IngesterClient {
       addr,
       {
         method: INGESTER_PUSH,
-        body: writeRequest,
+        body: encodePushBatch(batch),
         contentType: PROTOBUF_CONTENT_TYPE,
         headers: { [TENANT_RPC_HEADER]: tenant, [PUSH_SOURCE_HEADER]: source },
       },

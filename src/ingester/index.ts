@@ -60,9 +60,12 @@ export {
 } from './tenant_dbs.js';
 export {
   TransportIngesterClient,
+  encodePushBatch,
   type IngesterCallOptions,
   type IngesterClient,
+  type PushBatch,
 } from './client.js';
+export { LocalFirstIngesterClient } from './local_client.js';
 export {
   INGESTER_ALL_USER_STATS,
   INGESTER_LABEL_NAMES,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DiskFileSystem } from '../../sim/testing/index.js';
 import { Matcher } from '../model/index.js';
-import { RpcError, jsonBody } from '../runtime/index.js';
+import { PROTOBUF_CONTENT_TYPE, RpcError, jsonBody } from '../runtime/index.js';
 import { CapturingLogger, ManualClock } from '../runtime/testing/index.js';
 import {
   HOUR,
@@ -9,11 +9,11 @@ import {
   buildHarness,
   lines,
   series,
-  writeRequest,
+  batch,
   type Harness,
   type HarnessOptions,
 } from './ingester_harness.testing.js';
-import { INGESTER_QUERY_STREAM, TENANT_RPC_HEADER, toWireMatchers } from './wire.js';
+import { INGESTER_PUSH, INGESTER_QUERY_STREAM, TENANT_RPC_HEADER, toWireMatchers } from './wire.js';
 
 const START = 1_700_000_000_000;
 const ALL = toWireMatchers([Matcher.regex('__name__', '.+')]);
@@ -78,7 +78,7 @@ describe('Ingester: lifecycle', () => {
     const h = await started({
       config: { flushOnShutdown: true, lifecycler: { unregisterOnShutdown: true } },
     });
-    await h.client.push(INGESTER_ADDR, 't1', writeRequest(series('up', {}, [START, 1])), 'api');
+    await h.client.push(INGESTER_ADDR, 't1', batch(series('up', {}, [START, 1])), 'api');
     await h.ingester.stop();
     expect((await h.ringDesc()).ingesters['ingester-1']).toBeUndefined();
     const entries = await h.fs.readdir('/data/tsdb/t1');
@@ -90,12 +90,7 @@ describe('Ingester: lifecycle', () => {
   it('shutdown waits for a push in flight, so its samples land in the flushed block', async () => {
     const h = await started();
     // The tenant's first push opens its database: still in flight when shutdown starts.
-    const pushing = h.client.push(
-      INGESTER_ADDR,
-      't1',
-      writeRequest(series('up', {}, [START, 1])),
-      'api',
-    );
+    const pushing = h.client.push(INGESTER_ADDR, 't1', batch(series('up', {}, [START, 1])), 'api');
     await h.ingester.shutdown();
     await pushing;
     expect(h.ingester.dbs.tenantIds()).toEqual([]); // closed
@@ -112,7 +107,7 @@ describe('Ingester: lifecycle', () => {
   it('replays acknowledged samples from the WAL after a restart, before joining', async () => {
     const fs = new DiskFileSystem();
     const first = await started({ fs });
-    await first.client.push(INGESTER_ADDR, 't1', writeRequest(series('up', {}, [START, 7])), 'api');
+    await first.client.push(INGESTER_ADDR, 't1', batch(series('up', {}, [START, 7])), 'api');
     await first.ingester.stop();
     const second = await started({ fs, store: first.store });
     expect(second.ingester.dbs.tenantIds()).toEqual(['t1']);
@@ -129,7 +124,7 @@ describe('Ingester: RPC push and queries', () => {
     await h.client.push(
       INGESTER_ADDR,
       't1',
-      writeRequest(
+      batch(
         series('up', { job: 'b' }, [START, 1], [START + 15_000, 2], [START + 30_000, 3]),
         series('up', { job: 'a' }, [START + 15_000, 4]),
         series('other', {}, [START, 5]),
@@ -166,12 +161,12 @@ describe('Ingester: RPC push and queries', () => {
 
   it('keeps accepted samples of a partially rejected push and answers invalid_argument', async () => {
     const h = await started();
-    await h.client.push(INGESTER_ADDR, 't1', writeRequest(series('up', {}, [START, 1])), 'api');
+    await h.client.push(INGESTER_ADDR, 't1', batch(series('up', {}, [START, 1])), 'api');
     const err = await rpcError(
       h.client.push(
         INGESTER_ADDR,
         't1',
-        writeRequest(
+        batch(
           series('up', { job: 'old' }, [START - 3 * HOUR, 9]),
           series('up', { job: 'new' }, [START + 1000, 2]),
         ),
@@ -197,8 +192,8 @@ describe('Ingester: RPC push and queries', () => {
 
   it('isolates tenants and never creates a database for a query', async () => {
     const h = await started();
-    await h.client.push(INGESTER_ADDR, 't1', writeRequest(series('up', {}, [START, 1])), 'api');
-    await h.client.push(INGESTER_ADDR, 't2', writeRequest(series('up', {}, [START, 2])), 'api');
+    await h.client.push(INGESTER_ADDR, 't1', batch(series('up', {}, [START, 1])), 'api');
+    await h.client.push(INGESTER_ADDR, 't2', batch(series('up', {}, [START, 2])), 'api');
     const range = q(START - HOUR, START + HOUR);
     expect(lines(await h.client.queryStream(INGESTER_ADDR, 't1', range))).toEqual([
       `{__name__="up"} ${START}=1`,
@@ -228,12 +223,17 @@ describe('Ingester: RPC push and queries', () => {
     expect(noTenant).toMatchObject({ code: 'invalid_argument' });
     expect(noTenant.message).toMatch(/no org id/);
     const garbage = await rpcError(
-      h.client.push(INGESTER_ADDR, 't1', new Uint8Array([0x0a, 0xff, 0xff]), 'api'),
+      caller.call(INGESTER_ADDR, {
+        method: INGESTER_PUSH,
+        body: new Uint8Array([0x0a, 0xff, 0xff]),
+        contentType: PROTOBUF_CONTENT_TYPE,
+        headers: { [TENANT_RPC_HEADER]: 't1' },
+      }),
     );
     expect(garbage.code).toBe('invalid_argument');
     expect(garbage.message).toMatch(/^failed to decode write request: /);
     const badTenant = await rpcError(
-      h.client.push(INGESTER_ADDR, 'a/b', writeRequest(series('up', {}, [START, 1])), 'api'),
+      h.client.push(INGESTER_ADDR, 'a/b', batch(series('up', {}, [START, 1])), 'api'),
     );
     expect(badTenant.code).toBe('invalid_argument');
     const badMatcher = await rpcError(
@@ -258,11 +258,11 @@ describe('Ingester: RPC push and queries', () => {
 
   it('in READONLY refuses pushes with unavailable and still answers queries', async () => {
     const h = await started();
-    await h.client.push(INGESTER_ADDR, 't1', writeRequest(series('up', {}, [START, 1])), 'api');
+    await h.client.push(INGESTER_ADDR, 't1', batch(series('up', {}, [START, 1])), 'api');
     expect(await h.ingester.setMode('READONLY')).toBe('READONLY');
     expect((await h.ringDesc()).ingesters['ingester-1']?.state).toBe('READONLY');
     const err = await rpcError(
-      h.client.push(INGESTER_ADDR, 't1', writeRequest(series('up', {}, [START + 1, 2])), 'api'),
+      h.client.push(INGESTER_ADDR, 't1', batch(series('up', {}, [START + 1, 2])), 'api'),
     );
     expect(err.code).toBe('unavailable');
     expect(err.message).toMatch(/^ingester is in READONLY mode/);
@@ -271,7 +271,7 @@ describe('Ingester: RPC push and queries', () => {
     ).toEqual([`{__name__="up"} ${START}=1`]);
     expect(h.ingester.isReady()).toBeUndefined();
     expect(await h.ingester.setMode('ACTIVE')).toBe('ACTIVE');
-    await h.client.push(INGESTER_ADDR, 't1', writeRequest(series('up', {}, [START + 1, 2])), 'api');
+    await h.client.push(INGESTER_ADDR, 't1', batch(series('up', {}, [START + 1, 2])), 'api');
     await h.ingester.stop();
   });
 
@@ -279,7 +279,7 @@ describe('Ingester: RPC push and queries', () => {
     const h = await started();
     await h.ingester.stop();
     const err = await rpcError(
-      h.client.push(INGESTER_ADDR, 't1', writeRequest(series('up', {}, [START, 1])), 'api'),
+      h.client.push(INGESTER_ADDR, 't1', batch(series('up', {}, [START, 1])), 'api'),
     );
     expect(err).toMatchObject({ code: 'unavailable', message: 'ingester is Terminated' });
     expect(await rpcError(h.client.queryStream(INGESTER_ADDR, 't1', q(0, 1)))).toMatchObject({
@@ -292,10 +292,10 @@ describe('Ingester: RPC push and queries', () => {
     await h.client.push(
       INGESTER_ADDR,
       't1',
-      writeRequest(series('a', {}, [START, 1]), series('b', {}, [START, 1])),
+      batch(series('a', {}, [START, 1]), series('b', {}, [START, 1])),
       'rule',
     );
-    await h.client.push(INGESTER_ADDR, 't1', writeRequest(series('c', {}, [START, 1])), 'api');
+    await h.client.push(INGESTER_ADDR, 't1', batch(series('c', {}, [START, 1])), 'api');
     const stats = await h.client.userStats(INGESTER_ADDR, 't1');
     expect(stats.numSeries).toBe(3);
     expect(stats.ruleIngestionRate).toBeGreaterThan(0);

@@ -78,6 +78,7 @@ export class Ingester extends BasicService {
   /** The tenants' databases; the app calls `dbs.applyOverrides()` on runtime-config reload. */
   readonly dbs: TenantDBs;
   private ringLifecycler: Lifecycler | undefined;
+  private registeredAddr: string | undefined;
   /** Set by `/ingester/shutdown`: everything is refused from then on, and /ready fails. */
   private shutDown = false;
   private shutdownRun: Promise<void> | undefined;
@@ -119,6 +120,11 @@ export class Ingester extends BasicService {
   }
 
   /** The ring membership, once the ingester has started. */
+  /** The address this ingester registered in the ring (set once it started). */
+  get ringAddress(): string | undefined {
+    return this.ringLifecycler === undefined ? undefined : this.registeredAddr;
+  }
+
   get lifecycler(): Lifecycler | undefined {
     return this.ringLifecycler;
   }
@@ -143,6 +149,7 @@ export class Ingester extends BasicService {
         throw new Error(
           'the ingester has no ring address: lifecycler addr is empty and the transport is not listening',
         );
+      this.registeredAddr = addr;
       const lifecycler = new Lifecycler(
         { ...this.config.lifecycler, addr },
         {

@@ -15,7 +15,7 @@ import {
   type Logger,
   type MetricsRegistry,
 } from '../runtime/index.js';
-import { TransportIngesterClient } from './client.js';
+import { TransportIngesterClient, type PushBatch } from './client.js';
 import { Ingester, type IngesterConfig } from './ingester.js';
 import type { TenantLimits } from './tenant_dbs.js';
 
@@ -147,6 +147,12 @@ export function series(
 /** An uncompressed WriteRequest protobuf (what `ingester.Push` carries). */
 export function writeRequest(...s: PlainSeries[]): Uint8Array {
   return encodeWriteRequest(buildWriteRequest({ series: s }));
+}
+
+/** A distributor's batch of every series given (what `IngesterClient.push` takes). */
+export function batch(...s: PlainSeries[]): PushBatch {
+  const data = buildWriteRequest({ series: s });
+  return { data, seriesIndexes: data.series.map((_, i) => i), metadata: [] };
 }
 
 /** A query result as `labels t=v ...` lines. */

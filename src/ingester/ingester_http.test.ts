@@ -14,6 +14,7 @@ import {
   buildHarness,
   lines,
   series,
+  batch,
   writeRequest,
   type Harness,
 } from './ingester_harness.testing.js';
@@ -76,7 +77,7 @@ async function blockCount(fs: DiskFileSystem, tenant: string): Promise<number> {
 }
 
 async function push(h: Setup, tenant: string, ...s: Parameters<typeof series>[]): Promise<void> {
-  await h.client.push(INGESTER_ADDR, tenant, writeRequest(...s.map((a) => series(...a))), 'api');
+  await h.client.push(INGESTER_ADDR, tenant, batch(...s.map((a) => series(...a))), 'api');
 }
 
 describe('/ingester/mode', () => {

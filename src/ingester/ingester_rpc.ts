@@ -19,6 +19,7 @@ import {
 import { HttpError, tenantIdProblem } from '../server/index.js';
 import type { Ingester } from './ingester.js';
 import type { PushSeries, PushSource } from './tenant_dbs.js';
+import type { PushBatch } from './client.js';
 import {
   INGESTER_ALL_USER_STATS,
   INGESTER_LABEL_NAMES,
@@ -130,6 +131,19 @@ export function registerIngesterRpc(transport: Transport, ingester: Ingester): v
  * Pushes and turns a partial rejection into `invalid_argument` carrying the first error,
  * after the accepted samples were committed (Cortex answers 400 for the request then).
  */
+/**
+ * An in-process push of a distributor's batch (the single binary's shortcut): the same
+ * conversion and outcomes as the `ingester.Push` RPC, without its encode and decode.
+ */
+export async function pushBatch(
+  ingester: Ingester,
+  tenant: string,
+  batch: PushBatch,
+  source: PushSource,
+): Promise<void> {
+  await pushOrThrow(ingester, tenant, toPushSeries(batch.data, batch.seriesIndexes), source);
+}
+
 async function pushOrThrow(
   ingester: Ingester,
   tenant: string,
@@ -161,19 +175,19 @@ function asRpcError(err: unknown): unknown {
  * treats them as absent; a repeated name or a series left without labels is refused.
  * Exemplars, metadata and native histograms are not stored by the ingester.
  */
-export function toPushSeries(data: WriteRequestData): PushSeries[] {
+export function toPushSeries(
+  data: WriteRequestData,
+  seriesIndexes?: readonly number[],
+): PushSeries[] {
   const out: PushSeries[] = [];
-  for (let i = 0; i < data.series.length; i++) {
+  const count = seriesIndexes?.length ?? data.series.length;
+  for (let k = 0; k < count; k++) {
+    const i = seriesIndexes === undefined ? k : (seriesIndexes[k] as number);
     const s = data.series[i];
     if (s === undefined) continue;
-    const pairs: [string, string][] = [];
-    for (let j = 0; j + 1 < s.labels.length; j += 2) {
-      const value = s.labels[j + 1] as string;
-      if (value !== '') pairs.push([s.labels[j] as string, value]);
-    }
     let labels: Labels;
     try {
-      labels = Labels.fromPairs(pairs);
+      labels = labelsOf(s.labels);
     } catch (err) {
       if (err instanceof DuplicateLabelError)
         throw new RpcError('invalid_argument', `series ${i}: ${err.message}`);
@@ -190,6 +204,27 @@ export function toPushSeries(data: WriteRequestData): PushSeries[] {
     out.push({ labels, samples });
   }
   return out;
+}
+
+/**
+ * The label set of a pushed series (labels with empty values dropped, as Prometheus does).
+ * Distributors validate that names are sorted and unique, so the decoded pairs are normally
+ * used as they are, only checked; anything else is filtered and sorted here.
+ */
+function labelsOf(flat: readonly string[]): Labels {
+  let empty = false;
+  for (let j = 1; j < flat.length; j += 2) if (flat[j] === '') empty = true;
+  if (!empty) {
+    try {
+      return Labels.fromSortedFlat(flat);
+    } catch (err) {
+      if (err instanceof DuplicateLabelError) throw err;
+    }
+  }
+  const pairs: [string, string][] = [];
+  for (let j = 0; j + 1 < flat.length; j += 2)
+    if (flat[j + 1] !== '') pairs.push([flat[j] as string, flat[j + 1] as string]);
+  return Labels.fromPairs(pairs);
 }
 
 /** The tenant of a tenant-scoped call; missing or invalid is `invalid_argument`. */

@@ -164,3 +164,61 @@ describe('name validation', () => {
     expect(isValidMetricName('http.requests', 'legacy')).toBe(false);
   });
 });
+
+describe('Labels.lookupHash', () => {
+  it('is a non-negative 31-bit integer, equal for equal label sets however built', () => {
+    fc.assert(
+      fc.property(
+        fc.dictionary(fc.string({ minLength: 1, maxLength: 8 }), fc.string({ maxLength: 8 })),
+        (obj) => {
+          const a = Labels.fromObject(obj);
+          const b = Labels.fromPairs(Object.entries(obj).reverse());
+          const h = a.lookupHash();
+          expect(Number.isInteger(h) && h >= 0 && h <= 0x7fffffff).toBe(true);
+          expect(b.lookupHash()).toBe(h);
+        },
+      ),
+    );
+  });
+
+  it('separates where the boundaries between names and values fall', () => {
+    const hashes = new Set([
+      Labels.fromStrings('a', 'bc').lookupHash(),
+      Labels.fromStrings('ab', 'c').lookupHash(),
+      Labels.fromStrings('a', 'b', 'c', '').lookupHash(),
+      Labels.fromStrings('abc', '').lookupHash(),
+    ]);
+    expect(hashes.size).toBe(4);
+  });
+
+  it('rarely collides on realistic series (the head keeps colliding series in one list)', () => {
+    const seen = new Set<number>();
+    let collisions = 0;
+    for (let i = 0; i < 100_000; i++) {
+      const h = Labels.fromStrings(
+        '__name__',
+        `metric_${i % 100}`,
+        'instance',
+        `host-${Math.floor(i / 100)}:9100`,
+        'job',
+        'node',
+      ).lookupHash();
+      if (seen.has(h)) collisions++;
+      seen.add(h);
+    }
+    // 100k keys in 2^31 buckets expect ~2.3 collisions.
+    expect(collisions).toBeLessThan(20);
+  });
+});
+
+describe('Labels.fromSortedFlat', () => {
+  it('keeps sorted pairs as they are and refuses unsorted, duplicated or odd input', () => {
+    const flat = ['__name__', 'up', 'job', 'node'];
+    const l = Labels.fromSortedFlat(flat);
+    expect(l.equals(Labels.fromStrings('job', 'node', '__name__', 'up'))).toBe(true);
+    expect(l.lookupHash()).toBe(Labels.fromStrings('__name__', 'up', 'job', 'node').lookupHash());
+    expect(() => Labels.fromSortedFlat(['job', 'a', '__name__', 'up'])).toThrow(/out of order/);
+    expect(() => Labels.fromSortedFlat(['a', '1', 'a', '2'])).toThrow(DuplicateLabelError);
+    expect(() => Labels.fromSortedFlat(['a'])).toThrow(/pairs/);
+  });
+});

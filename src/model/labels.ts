@@ -29,6 +29,8 @@ export class Labels implements Iterable<Label> {
   /** Interleaved name, value, name, value … in ascending name order. */
   private readonly pairs: readonly string[];
   private cachedHash: bigint | undefined;
+  /** lookupHash() once computed; -1 before. */
+  private cachedLookupHash = -1;
 
   private constructor(pairs: readonly string[]) {
     this.pairs = pairs;
@@ -88,6 +90,27 @@ export class Labels implements Iterable<Label> {
       }
       flat[2 * i] = name;
       flat[2 * i + 1] = values[i] as string;
+    }
+    return new Labels(flat);
+  }
+
+  /**
+   * From a flat `[name, value, name, value, ...]` array already sorted by name (a decoded
+   * remote-write series): verified in one pass and kept as is, not copied, so the caller must
+   * not change it afterwards. Throws if unsorted, duplicated or of odd length.
+   */
+  static fromSortedFlat(flat: readonly string[]): Labels {
+    if (flat.length % 2 !== 0)
+      throw new Error(`Labels.fromSortedFlat needs name/value pairs, got ${flat.length} strings`);
+    for (let i = 2; i < flat.length; i += 2) {
+      const prev = flat[i - 2] as string;
+      const name = flat[i] as string;
+      const order = compareGoStrings(prev, name);
+      if (order === 0) throw new DuplicateLabelError(name);
+      if (order > 0)
+        throw new Error(
+          `Labels.fromSortedFlat: ${goQuote(name)} is out of order after ${goQuote(prev)}`,
+        );
     }
     return new Labels(flat);
   }
@@ -220,6 +243,38 @@ export class Labels implements Iterable<Label> {
     }
     this.cachedHash = xxhash64(buf);
     return this.cachedHash;
+  }
+
+  /**
+   * A 31-bit hash of the label set for in-memory lookups (the head's series index): two
+   * multiplicative hashes over the UTF-16 code units, computed without allocating and
+   * cached. Unlike `hash()` it is not Prometheus's value and must never be persisted or
+   * compared across processes; equal label sets always hash equal, unequal ones rarely.
+   */
+  lookupHash(): number {
+    if (this.cachedLookupHash >= 0) return this.cachedLookupHash;
+    let a = 0x811c9dc5;
+    let b = 0x9747b28c;
+    for (const s of this.pairs) {
+      for (let i = 0; i < s.length; i++) {
+        const c = s.charCodeAt(i);
+        a = Math.imul(a ^ c, 0x01000193);
+        b = Math.imul(b ^ c, 0x5bd1e995);
+        b ^= b >>> 15;
+      }
+      // The separator keeps {a="bc"} and {ab="c"} apart.
+      a = Math.imul(a ^ 0xffff, 0x01000193);
+      b = Math.imul(b ^ 0xffff, 0x5bd1e995);
+      b ^= b >>> 15;
+    }
+    a ^= a >>> 16;
+    a = Math.imul(a, 0x85ebca6b);
+    a ^= b;
+    a ^= a >>> 13;
+    a = Math.imul(a, 0xc2b2ae35);
+    a ^= a >>> 16;
+    this.cachedLookupHash = a & 0x7fffffff;
+    return this.cachedLookupHash;
   }
 
   /**

@@ -72,7 +72,7 @@ export interface HeadDeps {
 
 class Stripe {
   readonly byRef = new Map<number, MemSeries>();
-  readonly byHash = new Map<bigint, MemSeries[]>();
+  readonly byHash = new Map<number, MemSeries[]>();
 }
 
 export class Head implements PostingsSource {
@@ -105,7 +105,6 @@ export class Head implements PostingsSource {
   private lastAppenderId = 0;
   private readonly stripes: Stripe[];
   private readonly stripeMask: number;
-  private readonly stripeMaskBig: bigint;
   private readonly index = new MemPostings();
   private lastRef = 0;
   private numSeries = 0;
@@ -144,7 +143,6 @@ export class Head implements PostingsSource {
       throw new RangeError(`out-of-order cap max must be in [1, 255], got ${this.oooCapMax}`);
     this.stripes = Array.from({ length: stripeSize }, () => new Stripe());
     this.stripeMask = stripeSize - 1;
-    this.stripeMaskBig = BigInt(stripeSize - 1);
     this.logger = deps.logger;
     this.wal = deps.wal;
     this.wblLog = deps.wbl;
@@ -279,8 +277,10 @@ export class Head implements PostingsSource {
 
   /** The series with these labels, if it is in the head. */
   seriesByLabels(labels: Labels): MemSeries | undefined {
-    const list = this.hashStripe(labels).byHash.get(labels.hash());
-    return list?.find((s) => s.labels.equals(labels));
+    const list = this.hashStripe(labels).byHash.get(labels.lookupHash());
+    if (list === undefined) return undefined;
+    for (const s of list) if (s.labels.equals(labels)) return s;
+    return undefined;
   }
 
   /**
@@ -313,7 +313,7 @@ export class Head implements PostingsSource {
     if (refStripe.byRef.has(ref)) throw new Error(`series ref ${ref} already exists in the head`);
     refStripe.byRef.set(ref, series);
     const hashStripe = this.hashStripe(labels);
-    const hash = labels.hash();
+    const hash = labels.lookupHash();
     const list = hashStripe.byHash.get(hash);
     if (list === undefined) hashStripe.byHash.set(hash, [series]);
     else list.push(series);
@@ -492,7 +492,7 @@ export class Head implements PostingsSource {
     if (series === undefined) return;
     refStripe.byRef.delete(ref);
     const hashStripe = this.hashStripe(series.labels);
-    const hash = series.labels.hash();
+    const hash = series.labels.lookupHash();
     const list = hashStripe.byHash.get(hash) ?? [];
     const kept = list.filter((s) => s !== series);
     if (kept.length === 0) hashStripe.byHash.delete(hash);
@@ -503,7 +503,7 @@ export class Head implements PostingsSource {
   }
 
   private hashStripe(labels: Labels): Stripe {
-    return this.stripes[Number(labels.hash() & this.stripeMaskBig)] as Stripe;
+    return this.stripes[labels.lookupHash() & this.stripeMask] as Stripe;
   }
 }
 

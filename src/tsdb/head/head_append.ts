@@ -60,7 +60,7 @@ export class HeadAppender {
   private readonly seriesOf: (MemSeries | undefined)[];
   /** Series this appender created; they enter the head at commit. */
   private readonly pendingByRef = new Map<number, MemSeries>();
-  private readonly pendingByHash = new Map<bigint, MemSeries[]>();
+  private readonly pendingByHash = new Map<number, MemSeries[]>();
   /**
    * Newest sample index per series whose `appendId` stamp another open appender holds
    * (two appenders writing one series at once): rare, so a map is fine there.
@@ -274,7 +274,7 @@ export class HeadAppender {
   private seriesFor(labels: Labels): MemSeries {
     const existing = this.head.seriesByLabels(labels);
     if (existing !== undefined) return existing;
-    const hash = labels.hash();
+    const hash = labels.lookupHash();
     const candidates = this.pendingByHash.get(hash);
     const found = candidates?.find((p) => p.labels.equals(labels));
     if (found !== undefined) return found;

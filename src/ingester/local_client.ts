@@ -1,0 +1,71 @@
+// The single binary's shortcut: a distributor pushing to the ingester of its own process
+// hands it the decoded batch directly (no protobuf encode, no decode, no deadline: the call
+// cannot be lost on a network); everything else goes through the given client.
+import type { PushSource } from './tenant_dbs.js';
+import type { IngesterCallOptions, IngesterClient, PushBatch } from './client.js';
+import type { Ingester } from './ingester.js';
+import { pushBatch } from './ingester_rpc.js';
+import type {
+  LabelNamesRequest,
+  LabelValuesRequest,
+  QueryRequest,
+  SeriesSamples,
+  WireTenantStats,
+  WireUserStats,
+} from './wire.js';
+
+export class LocalFirstIngesterClient implements IngesterClient {
+  constructor(
+    private readonly remote: IngesterClient,
+    /** The ingester of this process, while it runs and is registered at its ring address. */
+    private readonly local: () => Ingester | undefined,
+  ) {}
+
+  push(
+    addr: string,
+    tenant: string,
+    batch: PushBatch,
+    source: PushSource,
+    opts?: IngesterCallOptions,
+  ): Promise<void> {
+    const ingester = this.local();
+    if (ingester !== undefined && ingester.ringAddress === addr)
+      return pushBatch(ingester, tenant, batch, source);
+    return this.remote.push(addr, tenant, batch, source, opts);
+  }
+
+  queryStream(
+    addr: string,
+    tenant: string,
+    req: QueryRequest,
+    opts?: IngesterCallOptions,
+  ): Promise<SeriesSamples[]> {
+    return this.remote.queryStream(addr, tenant, req, opts);
+  }
+
+  labelNames(
+    addr: string,
+    tenant: string,
+    req: LabelNamesRequest,
+    opts?: IngesterCallOptions,
+  ): Promise<string[]> {
+    return this.remote.labelNames(addr, tenant, req, opts);
+  }
+
+  labelValues(
+    addr: string,
+    tenant: string,
+    req: LabelValuesRequest,
+    opts?: IngesterCallOptions,
+  ): Promise<string[]> {
+    return this.remote.labelValues(addr, tenant, req, opts);
+  }
+
+  userStats(addr: string, tenant: string, opts?: IngesterCallOptions): Promise<WireUserStats> {
+    return this.remote.userStats(addr, tenant, opts);
+  }
+
+  allUserStats(addr: string, opts?: IngesterCallOptions): Promise<WireTenantStats[]> {
+    return this.remote.allUserStats(addr, opts);
+  }
+}
