@@ -4,7 +4,7 @@
  * Prometheus's own promtool accepts its /metrics output.
  */
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
@@ -52,6 +52,7 @@ describe('single binary (npm start configuration)', () => {
 
   afterAll(async () => {
     await strata?.stop();
+    if (strata !== undefined) rmSync(strata.cwd, { recursive: true, force: true });
   });
 
   it('answers /ready with 200', async () => {
