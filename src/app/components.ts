@@ -90,6 +90,7 @@ export function ingesterService(ctx: StrataContext): Service {
       },
       flushOnShutdown:
         config.ingester.flush_on_shutdown_with_wal_enabled || config.tsdb.flush_blocks_on_shutdown,
+      minReadyDurationMs: lc.min_ready_duration,
     },
     {
       fs: env.fs,

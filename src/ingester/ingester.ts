@@ -5,7 +5,8 @@
 // both share (when pushes and queries are refused, and what they read and write).
 import { Counter, Gauge, Histogram } from 'prom-client';
 import { discardedMetrics } from '../distributor/index.js';
-import type { Matcher } from '../model/index.js';
+import type { Labels, Matcher } from '../model/index.js';
+import { formatDuration } from '../config/index.js';
 import { Lifecycler, type LifecyclerConfig, type ReadRing } from '../ring/index.js';
 import type {
   Clock,
@@ -23,6 +24,7 @@ import { SeriesLimitError } from './errors.js';
 import { registerIngesterRpc } from './ingester_rpc.js';
 import {
   TenantDBs,
+  pushSampleCount,
   type PushResult,
   type PushSeries,
   type PushSource,
@@ -38,6 +40,11 @@ export interface IngesterConfig {
   lifecycler: LifecyclerConfig;
   /** `ingester.flush_on_shutdown_with_wal_enabled` (Cortex; also `tsdb.flush_blocks_on_shutdown`). */
   flushOnShutdown: boolean;
+  /**
+   * `ingester.lifecycler.min_ready_duration`: once ACTIVE, /ready still waits this long (ms)
+   * after the first readiness check that passed (Cortex's CheckReady). Default 0.
+   */
+  minReadyDurationMs?: number;
 }
 
 export interface IngesterDeps {
@@ -79,6 +86,8 @@ export class Ingester extends BasicService {
   readonly dbs: TenantDBs;
   private ringLifecycler: Lifecycler | undefined;
   private registeredAddr: string | undefined;
+  /** When readiness first passed every other check (min_ready_duration counts from here). */
+  private readySince: number | undefined;
   /** Set by `/ingester/shutdown`: everything is refused from then on, and /ready fails. */
   private shutDown = false;
   private shutdownRun: Promise<void> | undefined;
@@ -90,6 +99,13 @@ export class Ingester extends BasicService {
   private readonly inflight = new Set<Promise<unknown>>();
   private readonly logger: Logger;
   private readonly metrics: IngesterMetrics;
+  /**
+   * The Labels made from each decoded label array pushed in-process. A distributor's
+   * SeriesLabelsCache hands out the same array for the same series every push, so the same
+   * Labels (with its cached hash) comes back and the head finds its series by identity.
+   * Weak: arrays no request or cache holds any more take their Labels with them.
+   */
+  readonly pushedLabels = new WeakMap<readonly string[], Labels>();
 
   constructor(
     private readonly config: IngesterConfig,
@@ -192,7 +208,15 @@ export class Ingester extends BasicService {
     if (this.shutDown) return 'the ingester has been shut down (/ingester/shutdown)';
     const lifecycler = this.ringLifecycler;
     if (lifecycler === undefined) return 'the ingester lifecycler has not started';
-    return lifecycler.isReady();
+    const notReady = lifecycler.isReady();
+    if (notReady !== undefined) return notReady;
+    const minReady = this.config.minReadyDurationMs ?? 0;
+    if (minReady <= 0) return undefined;
+    const now = this.deps.clock.now();
+    this.readySince ??= now;
+    if (now - this.readySince < minReady)
+      return `waiting for ${formatDuration(minReady)} after being ready (-ingester.min-ready-duration)`;
+    return undefined;
   }
 
   /**
@@ -283,7 +307,7 @@ export class Ingester extends BasicService {
       return result;
     } catch (err) {
       let total = 0;
-      for (const s of series) total += s.samples.length;
+      for (const s of series) total += pushSampleCount(s);
       this.metrics.failures.inc(total);
       throw err;
     } finally {

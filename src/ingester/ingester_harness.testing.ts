@@ -105,6 +105,9 @@ export async function buildHarness(o: HarnessOptions): Promise<Harness> {
         ...o.config?.lifecycler,
       },
       flushOnShutdown: o.config?.flushOnShutdown ?? false,
+      ...(o.config?.minReadyDurationMs === undefined
+        ? {}
+        : { minReadyDurationMs: o.config.minReadyDurationMs }),
     },
     {
       fs: o.fs,
