@@ -40,6 +40,8 @@ export interface SelectHints {
   readonly func?: string;
   /** Limit on returned series (API `limit`); 0 or absent means none. */
   readonly limit?: number;
+  /** Aborts when the query is cancelled or times out: remote storage stops its calls. */
+  readonly signal?: AbortSignal;
 }
 
 /** Reads a fixed time range [mint, maxt] (inclusive, ms). */

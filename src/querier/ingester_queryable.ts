@@ -209,7 +209,7 @@ class IngesterQuerier implements StorageQuerier {
       matchers,
       start,
       end,
-      this.signal,
+      hints?.signal ?? this.signal,
       !metadataOnly,
     );
     const limited =

@@ -28,6 +28,7 @@ export {
   loadSeries,
   planSelectors,
   populateSeries,
+  withSignal,
   rangePoints,
   selectorTimeRange,
   type EvalStatement,

@@ -8,6 +8,8 @@ import {
   StorageError,
   TooManySamplesError,
 } from '../errors.js';
+import type { Querier } from '../storage.js';
+import { VectorEngine } from '../vector/index.js';
 import { Engine } from './index.js';
 import { load, series, TestStorage } from './test_helpers.js';
 
@@ -161,5 +163,31 @@ describe('storage errors', () => {
     };
     await new Engine({}, {}).instantQuery(spy, 'm offset 10m + rate(m[5m])', 30 * M);
     expect(seen).toEqual([[15 * M + 1, 30 * M]]);
+  });
+
+  it.each([
+    ['prometheus', () => new Engine({}, {})],
+    ['thanos', () => new VectorEngine({}, {})],
+  ])('hands the query signal to storage in the select hints (%s engine)', async (_name, engine) => {
+    const st = data();
+    const signals: (AbortSignal | undefined)[] = [];
+    const spy = {
+      querier: async (mint: number, maxt: number): Promise<Querier> => {
+        const q = await st.querier(mint, maxt);
+        return {
+          select: (m, hints) => {
+            signals.push(hints?.signal);
+            return q.select(m, hints);
+          },
+          labelNames: (m) => q.labelNames(m),
+          labelValues: (n, m) => q.labelValues(n, m),
+          close: () => q.close(),
+        };
+      },
+    };
+    const ac = new AbortController();
+    await engine().instantQuery(spy, 'sum(rate(m[5m]))', 30 * M, { signal: ac.signal });
+    expect(signals.length).toBeGreaterThan(0);
+    for (const s of signals) expect(s).toBe(ac.signal);
   });
 });

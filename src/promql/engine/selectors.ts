@@ -158,6 +158,11 @@ export function loadSeries(
   return { labels: s.labels, ts, fs, stale: flags };
 }
 
+/** The hints with the query's signal, so remote storage can stop when the query ends. */
+export function withSignal(hints: SelectHints, signal: AbortSignal | undefined): SelectHints {
+  return signal === undefined ? hints : { ...hints, signal };
+}
+
 /** Selects and loads every selector's series (one Select per selector, as Prometheus does). */
 export async function populateSeries(
   ctx: QueryContext,
@@ -168,7 +173,10 @@ export async function populateSeries(
     ctx.checkDone('query preparation');
     let selected: StorageSeries[];
     try {
-      selected = await querier.select(p.selector.labelMatchers, p.hints);
+      selected = await querier.select(
+        p.selector.labelMatchers,
+        withSignal(p.hints, ctx.config.signal),
+      );
     } catch (err) {
       if (err instanceof StorageError) throw err;
       const msg = err instanceof Error ? err.message : String(err);

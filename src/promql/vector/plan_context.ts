@@ -4,7 +4,7 @@
 import { StorageError } from '../errors.js';
 import type { SeriesMeta } from './batch.js';
 import { dropMetadataLabels, labelsKey } from './labels.js';
-import type { QueryContext } from '../engine/index.js';
+import { withSignal, type QueryContext } from '../engine/index.js';
 import type { TimeModifiers, VectorSelector } from '../parser/index.js';
 import {
   SAMPLE_NONE,
@@ -61,7 +61,10 @@ export async function selectSeries(pc: PlanContext, vs: VectorSelector): Promise
   pc.ctx.checkDone('query preparation');
   const hints = pc.hints.get(vs);
   try {
-    return await pc.querier.select(vs.labelMatchers, hints);
+    return await pc.querier.select(
+      vs.labelMatchers,
+      hints === undefined ? hints : withSignal(hints, pc.ctx.config.signal),
+    );
   } catch (err) {
     if (err instanceof StorageError) throw err;
     const msg = err instanceof Error ? err.message : String(err);
