@@ -215,6 +215,7 @@ describe('/ingester/all_user_stats', () => {
     expect(html).toContain('<h1>Ingester Stats</h1>');
     for (const col of [
       'User',
+      'Loaded Blocks',
       '# Series',
       'Total Ingest Rate',
       'API Ingest Rate',
@@ -222,6 +223,8 @@ describe('/ingester/all_user_stats', () => {
     ])
       expect(html).toContain(`<th>${col}</th>`);
     expect(html).toContain('big&#39;one');
+    // No block cut yet: 0 loaded blocks, then 2 series.
+    expect(html).toContain('<tr><td>big&#39;one</td><td class="num">0</td><td class="num">2</td>');
     expect(html.indexOf('big&#39;one')).toBeLessThan(html.indexOf('small'));
     const json = await fetch(`${h.url}/ingester/all_user_stats`, {
       headers: { accept: 'application/json' },

@@ -37,8 +37,9 @@ export function userStatsJson(stats: readonly IngesterTenantStats[]): UserIdStat
 export function renderUserStatsPage(stats: readonly IngesterTenantStats[], nowMs: number): string {
   const rows = sortUserStats(stats)
     .map(
-      ({ tenant, stats: s }) =>
+      ({ tenant, stats: s, loadedBlocks }) =>
         `<tr><td>${escapeHtml(tenant)}</td>` +
+        `<td class="num">${loadedBlocks}</td>` +
         `<td class="num">${s.numSeries}</td>` +
         `<td class="num">${s.ingestionRate.toFixed(2)}</td>` +
         `<td class="num">${s.apiIngestionRate.toFixed(2)}</td>` +
@@ -49,9 +50,9 @@ export function renderUserStatsPage(stats: readonly IngesterTenantStats[], nowMs
 <p>Current time: ${escapeHtml(new Date(nowMs).toISOString())}</p>
 <p class="note">Stats of this ingester only; they do not account for the replication factor.</p>
 <table>
-<thead><tr><th>User</th><th># Series</th><th>Total Ingest Rate</th><th>API Ingest Rate</th><th>Rule Ingest Rate</th></tr></thead>
+<thead><tr><th>User</th><th>Loaded Blocks</th><th># Series</th><th>Total Ingest Rate</th><th>API Ingest Rate</th><th>Rule Ingest Rate</th></tr></thead>
 <tbody>
-${rows === '' ? '<tr><td colspan="5" class="note">No tenant has data on this ingester.</td></tr>' : rows}
+${rows === '' ? '<tr><td colspan="6" class="note">No tenant has data on this ingester.</td></tr>' : rows}
 </tbody>
 </table>`;
   return htmlPage('Ingester Stats', body, '.num { text-align: right; }\n');
