@@ -21,6 +21,8 @@ const BASE_FLAGS = [
   '-server.grpc-listen-address=127.0.0.1',
   '-server.grpc-listen-port=0',
   '-ring.store=inmemory',
+  // The ingester would wait a minute after joining before /ready says so.
+  '-ingester.min-ready-duration=0s',
   '-log.level=error',
 ];
 

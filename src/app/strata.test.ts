@@ -124,6 +124,8 @@ function testEnv(files: Record<string, string> = {}): TestEnv {
 function testConfig(edit: (c: Config) => void = () => undefined): Config {
   const config = defaultConfig();
   config.ingester.lifecycler.ring.kvstore.store = 'inmemory';
+  // Ready as soon as the ingester is ACTIVE (the default waits a minute after that).
+  config.ingester.lifecycler.min_ready_duration = 0;
   config.store_gateway.sharding_ring.kvstore.store = 'inmemory';
   config.compactor.sharding_ring.kvstore.store = 'inmemory';
   edit(config);
