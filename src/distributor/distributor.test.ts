@@ -6,6 +6,8 @@ import type { PushOutcome } from './distributor.js';
 import { NOW, makeFixture, metricValue } from './distributor_fixture.testing.js';
 import { shardByMetricName } from './shard.js';
 import { buildWriteRequest, type PlainSeries } from './write_request_build.js';
+import { decodeWriteRequest } from './write_request_decode.js';
+import { encodeWriteRequest } from './write_request_encode.js';
 
 function series(name: string, extra: [string, string][] = [], ts = NOW): PlainSeries {
   return { labels: [['__name__', name], ...extra], samples: [{ value: 1, timestamp: ts }] };
@@ -278,6 +280,41 @@ describe('Distributor.push: validation, rate limit, HA', () => {
       await metricValue(f.registry, 'cortex_distributor_deduped_samples_total', { user: 't1' }),
     ).toBe(1);
     expect(f.distributor.haTracker?.electedReplicas().map((e) => e.replica)).toEqual(['r1']);
+  });
+
+  it('HA with the labels cache: the shared decoded array keeps its replica label', async () => {
+    const f = makeFixture({
+      runtimeYaml: 'overrides:\n  t1:\n    accept_ha_samples: true\n',
+    });
+    const cache = f.distributor.labelsCache;
+    expect(cache).toBeDefined();
+    const bytes = encodeWriteRequest(
+      req(
+        series('up', [
+          ['__replica__', 'r1'],
+          ['cluster', 'c1'],
+        ]),
+      ),
+    );
+    const first = decodeWriteRequest(bytes, cache);
+    const shared = first.series[0]?.labels;
+    expect(await status(f.distributor.push('t1', first, 'api'))).toBe('200');
+    const second = decodeWriteRequest(bytes, cache);
+    expect(second.series[0]?.labels).toBe(shared);
+    expect(shared).toEqual(['__name__', 'up', '__replica__', 'r1', 'cluster', 'c1']);
+    expect(await status(f.distributor.push('t1', second, 'api'))).toBe('200');
+    for (const push of f.ingesters.received.get('a:9095') ?? [])
+      expect(push.request.series[0]?.labels).toEqual([
+        ['__name__', 'up'],
+        ['cluster', 'c1'],
+      ]);
+    expect(f.ingesters.received.get('a:9095')).toHaveLength(2);
+  });
+
+  it('the labels cache can be turned off', () => {
+    expect(makeFixture({ config: { seriesLabelsCacheEntries: 0 } }).distributor.labelsCache).toBe(
+      undefined,
+    );
   });
 
   it('HA: a failing KV store is a 500 naming the failure, nothing written', async () => {

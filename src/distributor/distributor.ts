@@ -35,6 +35,7 @@ import { ingesterPushError, isIngesterClientError } from './push_errors.js';
 import { IngestionRateLimiter } from './rate_limiter.js';
 import { shardByMetricName, tokenForSeries } from './shard.js';
 import { DISTRIBUTOR_PUSH, servePushRpc } from './push_rpc.js';
+import { DEFAULT_SERIES_LABELS_CACHE_ENTRIES, SeriesLabelsCache } from './series_labels_cache.js';
 import { validateWriteRequest } from './validation.js';
 import type { MetricMetadata, SeriesData, WriteRequestData } from './write_request.js';
 
@@ -53,6 +54,11 @@ export interface DistributorConfig {
     updateTimeoutJitterMaxMs?: number;
   };
   ingestionRateStrategy: 'local' | 'global';
+  /**
+   * Label sets kept for reuse across pushes (SeriesLabelsCache); default
+   * DEFAULT_SERIES_LABELS_CACHE_ENTRIES, 0 turns the cache off.
+   */
+  seriesLabelsCacheEntries?: number;
 }
 
 export interface DistributorDeps {
@@ -106,6 +112,8 @@ interface PushShare {
 
 export class Distributor extends BasicService {
   readonly haTracker: HATracker | undefined;
+  /** Decoded label sets reused across this distributor's pushes; decoders are handed it. */
+  readonly labelsCache: SeriesLabelsCache | undefined;
   private readonly limits: DistributorLimitsFn;
   private readonly rateLimiter: IngestionRateLimiter;
   private readonly discarded: DiscardedMetrics;
@@ -137,6 +145,9 @@ export class Distributor extends BasicService {
     });
     this.rateLimiter = new IngestionRateLimiter({}, { clock: deps.clock, limits: this.limits });
     this.discarded = discardedMetrics(deps.metrics);
+    const cacheEntries = config.seriesLabelsCacheEntries ?? DEFAULT_SERIES_LABELS_CACHE_ENTRIES;
+    this.labelsCache =
+      cacheEntries > 0 ? new SeriesLabelsCache({ maxEntries: cacheEntries }) : undefined;
     if (config.haTracker.enabled) {
       if (deps.haKV === undefined) throw new Error('HA tracker enabled but no HA KV store given');
       const jitterMax = config.haTracker.updateTimeoutJitterMaxMs ?? 0;
@@ -255,6 +266,7 @@ export class Distributor extends BasicService {
       req,
       this.deps.clock.now(),
       this.discarded,
+      this.labelsCache,
     );
     m.receivedSamples.inc({ user: tenant }, outcome.samples);
     m.receivedExemplars.inc({ user: tenant }, outcome.exemplars);

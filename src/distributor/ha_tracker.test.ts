@@ -138,7 +138,11 @@ describe('HATracker', () => {
 
   it('removes the replica label from accepted series', () => {
     const req = push('a');
+    const before = req.series.map((s) => s.labels);
+    const copies = before.map((l) => [...l]);
     removeLabelFromAllSeries(req, '__replica__');
+    // The decoded arrays may be shared with other requests: replaced, never changed.
+    expect(before).toEqual(copies);
     expect(req.series.map((s) => s.labels)).toEqual([
       ['__name__', 'up', 'cluster', 'c1'],
       ['__name__', 'x'],

@@ -339,7 +339,8 @@ export function removeLabelFromAllSeries(req: WriteRequestData, name: string): v
   for (const s of req.series) {
     for (let i = 0; i + 1 < s.labels.length; i += 2) {
       if (s.labels[i] === name) {
-        s.labels.splice(i, 2);
+        // A copy, not splice: decoded label arrays may be shared with other requests.
+        s.labels = [...s.labels.slice(0, i), ...s.labels.slice(i + 2)];
         break;
       }
     }

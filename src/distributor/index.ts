@@ -23,6 +23,12 @@ export {
   type WriteRequestData,
 } from './write_request.js';
 export { decodeWriteRequest } from './write_request_decode.js';
+export {
+  DEFAULT_SERIES_LABELS_CACHE_ENTRIES,
+  SeriesLabelsCache,
+  type LabelRules,
+  type SeriesLabelsCacheConfig,
+} from './series_labels_cache.js';
 export { encodeWriteRequest } from './write_request_encode.js';
 export {
   buildWriteRequest,

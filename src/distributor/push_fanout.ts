@@ -9,17 +9,6 @@
  */
 import type { ReplicationSet, RingInstance } from '../ring/index.js';
 
-interface ItemTracker {
-  readonly minSuccess: number;
-  readonly maxFailures: number;
-  succeeded: number;
-  failed4xx: number;
-  failed5xx: number;
-  remaining: number;
-  lastError: unknown;
-  settled: boolean;
-}
-
 interface InstanceBatch {
   readonly instance: RingInstance;
   readonly indexes: number[];
@@ -41,29 +30,40 @@ export function doBatch(
   send: (instance: RingInstance, indexes: number[]) => Promise<void>,
   isClientError: (err: unknown) => boolean,
 ): BatchRun {
-  const trackers: ItemTracker[] = [];
+  // Per item, as columns (no object per series): successes needed, failures allowed, counts
+  // so far, calls not answered yet, whether it is decided, and its last error.
+  const n = sets.length;
+  const minSuccess = new Int32Array(n);
+  const maxFailures = new Int32Array(n);
+  const succeeded = new Int32Array(n);
+  const failed4xx = new Int32Array(n);
+  const failed5xx = new Int32Array(n);
+  const remaining = new Int32Array(n);
+  const settledItems = new Uint8Array(n);
+  const lastErrors = new Map<number, unknown>();
   // Grouped by address as Cortex does; Map order keeps the call order deterministic.
   const batches = new Map<string, InstanceBatch>();
-  for (let i = 0; i < sets.length; i++) {
+  // Items sharing a token share one ReplicationSet object: its batches are looked up once.
+  let lastSet: ReplicationSet | undefined;
+  let lastBatches: InstanceBatch[] = [];
+  for (let i = 0; i < n; i++) {
     const set = sets[i] as ReplicationSet;
-    trackers.push({
-      minSuccess: set.instances.length - set.maxErrors,
-      maxFailures: set.maxErrors,
-      succeeded: 0,
-      failed4xx: 0,
-      failed5xx: 0,
-      remaining: set.instances.length,
-      lastError: undefined,
-      settled: false,
-    });
-    for (const inst of set.instances) {
-      let batch = batches.get(inst.addr);
-      if (batch === undefined) batches.set(inst.addr, (batch = { instance: inst, indexes: [] }));
-      batch.indexes.push(i);
+    minSuccess[i] = set.instances.length - set.maxErrors;
+    maxFailures[i] = set.maxErrors;
+    remaining[i] = set.instances.length;
+    if (set !== lastSet) {
+      lastSet = set;
+      lastBatches = [];
+      for (const inst of set.instances) {
+        let batch = batches.get(inst.addr);
+        if (batch === undefined) batches.set(inst.addr, (batch = { instance: inst, indexes: [] }));
+        lastBatches.push(batch);
+      }
     }
+    for (const batch of lastBatches) batch.indexes.push(i);
   }
 
-  let pending = trackers.length;
+  let pending = n;
   let finished = false;
   let resolveResult!: () => void;
   let rejectResult!: (err: unknown) => void;
@@ -90,27 +90,25 @@ export function doBatch(
 
   const record = (indexes: readonly number[], err: unknown, ok: boolean): void => {
     for (const i of indexes) {
-      const t = trackers[i] as ItemTracker;
-      t.remaining--;
-      if (t.settled) continue;
+      const left = --(remaining[i] as number);
+      if (settledItems[i] === 1) continue;
       if (!ok) {
-        t.lastError = err;
-        const count = isClientError(err) ? ++t.failed4xx : ++t.failed5xx;
+        lastErrors.set(i, err);
+        const count = isClientError(err) ? ++(failed4xx[i] as number) : ++(failed5xx[i] as number);
         // Too many failures of one family, or no call left: the item fails with this error.
-        if (count > t.maxFailures || t.remaining === 0) {
-          t.settled = true;
+        if (count > (maxFailures[i] as number) || left === 0) {
+          settledItems[i] = 1;
           fail(err);
         }
         continue;
       }
-      t.succeeded++;
-      if (t.succeeded >= t.minSuccess) {
-        t.settled = true;
+      if (++(succeeded[i] as number) >= (minSuccess[i] as number)) {
+        settledItems[i] = 1;
         itemDone();
-      } else if (t.remaining === 0) {
+      } else if (left === 0) {
         // Mixed failures (a 4xx and a 5xx) with no quorum left: the last error decides.
-        t.settled = true;
-        fail(t.lastError);
+        settledItems[i] = 1;
+        fail(lastErrors.get(i));
       }
     }
   };

@@ -28,6 +28,7 @@ export function registerDistributorRoutes(http: HttpServer, distributor: Distrib
       body,
       { contentType: req.get('content-type'), contentEncoding: req.get('content-encoding') },
       { maxRecvMsgSize: limit },
+      distributor.labelsCache,
     );
     const outcome = await distributor.push(
       tenant,

@@ -33,7 +33,7 @@ export async function servePushRpc(
   }
   let write: WriteRequestData;
   try {
-    write = decodeWriteRequest(req.body);
+    write = decodeWriteRequest(req.body, distributor.labelsCache);
   } catch (err) {
     if (err instanceof ProtoDecodeError) {
       throw new RpcError(

@@ -2,6 +2,7 @@ import { BadDataError, UnsupportedMediaTypeError } from '../server/index.js';
 import { ProtoDecodeError } from './proto_reader.js';
 import { snappyDecode, snappyDecodedLength } from './snappy_block.js';
 import type { WriteRequestData } from './write_request.js';
+import type { SeriesLabelsCache } from './series_labels_cache.js';
 import { decodeWriteRequest } from './write_request_decode.js';
 
 /** Cortex's `-distributor.max-recv-msg-size` default: 100 MiB. */
@@ -93,11 +94,12 @@ export function decodeRemoteWriteBody(
   body: Uint8Array,
   headers: RemoteWriteHeaders,
   limits: RemoteWriteBodyLimits,
+  labelsCache?: SeriesLabelsCache,
 ): WriteRequestData {
   checkRemoteWriteHeaders(headers);
   const raw = decompressRemoteWriteBody(body, limits);
   try {
-    return decodeWriteRequest(raw);
+    return decodeWriteRequest(raw, labelsCache);
   } catch (err) {
     if (err instanceof ProtoDecodeError) {
       throw new BadDataError(`failed to decode remote write request: ${err.message}`, {

@@ -7,6 +7,8 @@
  */
 
 const MAX_EXPANSION = 22;
+/** Literals and copies shorter than this are copied in a loop, longer ones by a builtin. */
+const SHORT_COPY = 16;
 
 export class SnappyCorruptError extends Error {
   override name = 'SnappyCorruptError';
@@ -59,7 +61,12 @@ export function snappyDecode(src: Uint8Array): Uint8Array {
         }
         length = x + 1;
         if (length > dst.length - d || length > src.length - s) throw new SnappyCorruptError(tagAt);
-        dst.set(src.subarray(s, s + length), d);
+        // Short literals are copied by hand: cheaper than a subarray and a set.
+        if (length < SHORT_COPY) {
+          for (let i = 0; i < length; i++) dst[d + i] = src[s + i] as number;
+        } else {
+          dst.set(src.subarray(s, s + length), d);
+        }
         d += length;
         s += length;
         continue;
@@ -88,11 +95,12 @@ export function snappyDecode(src: Uint8Array): Uint8Array {
         s += 5;
     }
     if (offset <= 0 || d < offset || length > dst.length - d) throw new SnappyCorruptError(tagAt);
-    if (offset >= length) {
+    if (offset >= length && length >= SHORT_COPY) {
       dst.copyWithin(d, d - offset, d - offset + length);
       d += length;
     } else {
-      // Overlapping copy: a run repeating the last `offset` bytes, byte by byte as the format means.
+      // Short copies by hand (cheaper than a builtin call); an overlapping copy (offset <
+      // length) repeats the last `offset` bytes, byte by byte as the format means.
       for (let end = d + length; d < end; d++) dst[d] = dst[d - offset] as number;
     }
   }

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { newMetricsRegistry } from '../runtime/index.js';
 import { discardedMetrics } from './discarded_metrics.js';
 import { DEFAULT_DISTRIBUTOR_LIMITS, type DistributorLimits } from './limits.js';
+import { SeriesLabelsCache } from './series_labels_cache.js';
 import { validateLabels, validateWriteRequest } from './validation.js';
 import { formatLabelSet, formatMetric } from './validation_messages.js';
 import { buildWriteRequest, type PlainSeries } from './write_request_build.js';
@@ -185,5 +186,51 @@ describe('validateWriteRequest', () => {
   it('shares the discard counters between two users of one registry', () => {
     const registry = newMetricsRegistry();
     expect(discardedMetrics(registry).samples).toBe(discardedMetrics(registry).samples);
+  });
+});
+
+describe('validateWriteRequest with a SeriesLabelsCache', () => {
+  const ok = (labels: [string, string][]): PlainSeries => ({
+    labels,
+    samples: [{ value: 1, timestamp: NOW }],
+  });
+
+  it('skips label checks of an array that passed under the same limits, not under others', () => {
+    const metrics = discardedMetrics(newMetricsRegistry());
+    const cache = new SeriesLabelsCache({ maxEntries: 8 });
+    const req = buildWriteRequest({
+      series: [
+        ok([
+          ['__name__', 'm'],
+          ['job', 'abcdef'],
+        ]),
+      ],
+    });
+    const labels = req.series[0]?.labels as string[];
+    expect(validateWriteRequest(limits, 't', req, NOW, metrics, cache).series).toEqual([0]);
+    const rules = cache.rulesFor(limits, false);
+    expect(cache.isValidated(labels, rules)).toBe(true);
+    // Same array, same limits (a new but equal object): accepted on the mark.
+    expect(validateWriteRequest({ ...limits }, 't', req, NOW, metrics, cache).series).toEqual([0]);
+    // Tighter limits (another tenant, or a runtime-config reload): checked again, refused.
+    const tight = { ...limits, maxLabelValueLength: 3 };
+    const out = validateWriteRequest(tight, 't', req, NOW, metrics, cache);
+    expect(out.series).toEqual([]);
+    expect(out.firstError?.reason).toBe('label_value_too_long');
+    // skip_label_name_validation is part of the rules too.
+    expect(cache.isValidated(labels, cache.rulesFor(limits, true))).toBe(false);
+  });
+
+  it('never marks a refused array', () => {
+    const metrics = discardedMetrics(newMetricsRegistry());
+    const cache = new SeriesLabelsCache({ maxEntries: 8 });
+    const req = buildWriteRequest({ series: [ok([['__name__', 'a-b']])] });
+    for (let i = 0; i < 2; i++) {
+      const out = validateWriteRequest(limits, 't', req, NOW, metrics, cache);
+      expect(out.firstError?.reason).toBe('metric_name_invalid');
+    }
+    expect(
+      cache.isValidated(req.series[0]?.labels as string[], cache.rulesFor(limits, false)),
+    ).toBe(false);
   });
 });

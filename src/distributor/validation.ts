@@ -8,6 +8,7 @@ import type { DiscardedMetrics } from './discarded_metrics.js';
 import { ValidationError, type DiscardReason } from './errors.js';
 import type { DistributorLimits } from './limits.js';
 import { msg } from './validation_messages.js';
+import type { LabelRules, SeriesLabelsCache } from './series_labels_cache.js';
 import type { MetricMetadata, SeriesData, WriteRequestData } from './write_request.js';
 
 /** Cortex's cap on an exemplar's label names plus values (OpenMetrics: 128 characters). */
@@ -174,6 +175,10 @@ export function validateMetadata(
  * series is dropped (its samples counted in `cortex_discarded_samples_total` under the
  * reason) and the rest goes on; the first error is kept to answer 400 after the valid part
  * has been written. Series with no labels left (after HA/drop-label processing) are skipped.
+ *
+ * With the `labelsCache` the request was decoded with, a label array that passed under the
+ * same label limits before (the same array object, see SeriesLabelsCache) is not checked
+ * again: the result of validateLabels depends only on the array and those limits.
  */
 export function validateWriteRequest(
   limits: DistributorLimits,
@@ -181,7 +186,9 @@ export function validateWriteRequest(
   req: WriteRequestData,
   nowMs: number,
   metrics: DiscardedMetrics,
+  labelsCache?: SeriesLabelsCache,
 ): ValidationOutcome {
+  const rules = labelsCache?.rulesFor(limits, req.skipLabelNameValidation);
   const series: number[] = [];
   const metadata: number[] = [];
   let samples = 0;
@@ -200,7 +207,7 @@ export function validateWriteRequest(
     if (s.labels.length === 0) continue;
     const n = s.sampleEnd - s.sampleStart;
     const err =
-      validateLabels(limits, s.labels, req.skipLabelNameValidation) ??
+      checkLabels(limits, s.labels, req.skipLabelNameValidation, labelsCache, rules) ??
       validateSamples(limits, req, s, nowMs);
     if (err !== undefined) {
       discard(err.reason, n);
@@ -230,6 +237,22 @@ export function validateWriteRequest(
     metadata.push(i);
   }
   return { series, metadata, samples, exemplars, droppedHistograms, firstError };
+}
+
+/** validateLabels, skipped for an array that passed under `rules` before (and marked if it passes). */
+function checkLabels(
+  limits: DistributorLimits,
+  labels: readonly string[],
+  skipLabelNameValidation: boolean,
+  cache: SeriesLabelsCache | undefined,
+  rules: LabelRules | undefined,
+): ValidationError | undefined {
+  if (cache === undefined || rules === undefined)
+    return validateLabels(limits, labels, skipLabelNameValidation);
+  if (cache.isValidated(labels, rules)) return undefined;
+  const err = validateLabels(limits, labels, skipLabelNameValidation);
+  if (err === undefined) cache.markValidated(labels, rules);
+  return err;
 }
 
 /** The value of the first `__name__` label, as Cortex's extract.UnsafeMetricNameFromLabelAdapters. */

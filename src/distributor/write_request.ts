@@ -22,7 +22,10 @@ export interface WriteRequestData {
 }
 
 export interface SeriesData {
-  /** name0, value0, name1, value1, ... in wire order (not sorted or de-duplicated here). */
+  /**
+   * name0, value0, name1, value1, ... in wire order (not sorted or de-duplicated here). The
+   * array may be shared with other requests (SeriesLabelsCache): replace it, never change it.
+   */
   labels: string[];
   /** This series' samples are `timestamps/values[sampleStart, sampleEnd)`. */
   readonly sampleStart: number;

@@ -1,4 +1,5 @@
 import { ProtoReader, WIRE_BYTES, WIRE_FIXED64, WIRE_VARINT } from './proto_reader.js';
+import type { SeriesLabelsCache } from './series_labels_cache.js';
 import { StringInterner } from './string_intern.js';
 import type {
   BucketSpan,
@@ -15,12 +16,50 @@ import type {
  * sent with an unexpected wire type is skipped like an unknown one, the last value of a
  * scalar wins, packed and unpacked repeated scalars are both accepted, and nothing may run
  * past its enclosing message. Errors are `ProtoDecodeError`s naming the byte offset.
+ *
+ * With a `labelsCache`, a series whose label bytes match a previous request's returns that
+ * request's label array (the same object, see SeriesLabelsCache): the result is equal either
+ * way, but such arrays are shared and must not be changed.
  */
-export function decodeWriteRequest(buf: Uint8Array): WriteRequestData {
-  return new WriteRequestDecoder(buf).decode();
+export function decodeWriteRequest(
+  buf: Uint8Array,
+  labelsCache?: SeriesLabelsCache,
+): WriteRequestData {
+  return new WriteRequestDecoder(buf, labelsCache).decode();
 }
 
 const EMPTY: readonly never[] = Object.freeze([]);
+/** TimeSeries.labels: field 1, length-delimited. */
+const LABELS_TAG = 0x0a;
+
+/**
+ * The key of a label run in the SeriesLabelsCache: a MurmurHash3-style hash over
+ * `buf[start, end)` taken four bytes at a time (label runs are hundreds of bytes, hashed for
+ * every series), cut to 30 bits so that it stays a small integer V8 keys Maps with unboxed.
+ */
+function hashBytes(buf: Uint8Array, start: number, end: number): number {
+  let h = end - start;
+  let i = start;
+  for (; i + 4 <= end; i += 4) {
+    let k =
+      (buf[i] as number) |
+      ((buf[i + 1] as number) << 8) |
+      ((buf[i + 2] as number) << 16) |
+      ((buf[i + 3] as number) << 24);
+    k = Math.imul(k, 0xcc9e2d51);
+    k = (k << 15) | (k >>> 17);
+    h ^= Math.imul(k, 0x1b873593);
+    h = (h << 13) | (h >>> 19);
+    h = (Math.imul(h, 5) + 0xe6546b64) | 0;
+  }
+  for (; i < end; i++) h = Math.imul(h ^ (buf[i] as number), 0x01000193);
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h & 0x3fffffff;
+}
 
 class WriteRequestDecoder {
   private readonly r: ProtoReader;
@@ -31,7 +70,10 @@ class WriteRequestDecoder {
   private exemplarCount = 0;
   private histogramCount = 0;
 
-  constructor(buf: Uint8Array) {
+  constructor(
+    private readonly buf: Uint8Array,
+    private readonly cache: SeriesLabelsCache | undefined,
+  ) {
     this.r = new ProtoReader(buf);
     this.strings = new StringInterner(buf);
   }
@@ -80,17 +122,38 @@ class WriteRequestDecoder {
   private timeSeries(): SeriesData {
     const r = this.r;
     const outer = this.enter();
-    const labels: string[] = [];
+    let labels: string[] = [];
     const sampleStart = this.samples;
     let exemplars: Exemplar[] | undefined;
     let histograms: Histogram[] | undefined;
+    // The leading run of Label fields (where encoders put them) is looked up in the cache.
+    const runStart = r.pos;
+    const runEnd = this.cache === undefined ? runStart : this.labelRunEnd();
+    const hash = runEnd > runStart ? hashBytes(this.buf, runStart, runEnd) : 0;
+    let shared = false;
+    if (runEnd > runStart) {
+      const hit = (this.cache as SeriesLabelsCache).lookup(hash, this.buf, runStart, runEnd);
+      if (hit !== undefined) {
+        // The array is shared, never written: see the copy below for labels sent later.
+        labels = hit as string[];
+        shared = true;
+        r.pos = runEnd;
+      }
+    }
+    let labelsAfterRun = false;
     while (r.pos < r.end) {
       const t = r.tag();
       const field = t >>> 3;
       const wt = t & 7;
       if (wt === WIRE_BYTES && field >= 1 && field <= 4) {
-        if (field === 1) this.label(labels);
-        else if (field === 2) this.sample();
+        if (field === 1) {
+          if (r.pos > runEnd) labelsAfterRun = true;
+          if (shared) {
+            labels = labels.slice();
+            shared = false;
+          }
+          this.label(labels);
+        } else if (field === 2) this.sample();
         else if (field === 3) (exemplars ??= []).push(this.exemplar());
         else (histograms ??= []).push(this.histogram());
       } else {
@@ -98,6 +161,8 @@ class WriteRequestDecoder {
       }
     }
     this.leave(outer);
+    if (runEnd > runStart && !shared && !labelsAfterRun)
+      (this.cache as SeriesLabelsCache).insert(hash, this.buf, runStart, runEnd, labels);
     if (exemplars !== undefined) this.exemplarCount += exemplars.length;
     if (histograms !== undefined) this.histogramCount += histograms.length;
     return {
@@ -107,6 +172,32 @@ class WriteRequestDecoder {
       exemplars: exemplars ?? EMPTY,
       histograms: histograms ?? EMPTY,
     };
+  }
+
+  /**
+   * Where the run of `labels` fields starting at the reader's position ends (the position
+   * itself when there is none), found by skipping lengths only; anything malformed ends the
+   * run early and is left to the normal decoding path to report.
+   */
+  private labelRunEnd(): number {
+    const buf = this.buf;
+    const end = this.r.end;
+    let p = this.r.pos;
+    while (p < end && buf[p] === LABELS_TAG) {
+      let len = 0;
+      let shift = 0;
+      let q = p + 1;
+      for (;;) {
+        if (q >= end || shift > 28) return p;
+        const b = buf[q++] as number;
+        len += (b & 0x7f) * 2 ** shift;
+        if (b < 0x80) break;
+        shift += 7;
+      }
+      if (q + len > end) return p;
+      p = q + len;
+    }
+    return p;
   }
 
   /** Appends `name, value` of one `Label` message to `out`. */

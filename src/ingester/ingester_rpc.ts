@@ -141,7 +141,12 @@ export async function pushBatch(
   batch: PushBatch,
   source: PushSource,
 ): Promise<void> {
-  await pushOrThrow(ingester, tenant, toPushSeries(batch.data, batch.seriesIndexes), source);
+  await pushOrThrow(
+    ingester,
+    tenant,
+    toPushSeries(batch.data, batch.seriesIndexes, ingester.pushedLabels),
+    source,
+  );
 }
 
 async function pushOrThrow(
@@ -178,6 +183,8 @@ function asRpcError(err: unknown): unknown {
 export function toPushSeries(
   data: WriteRequestData,
   seriesIndexes?: readonly number[],
+  /** Labels already made from a label array (the same array always gives equal Labels). */
+  memo?: WeakMap<readonly string[], Labels>,
 ): PushSeries[] {
   const out: PushSeries[] = [];
   const count = seriesIndexes?.length ?? data.series.length;
@@ -185,23 +192,28 @@ export function toPushSeries(
     const i = seriesIndexes === undefined ? k : (seriesIndexes[k] as number);
     const s = data.series[i];
     if (s === undefined) continue;
-    let labels: Labels;
-    try {
-      labels = labelsOf(s.labels);
-    } catch (err) {
-      if (err instanceof DuplicateLabelError)
-        throw new RpcError('invalid_argument', `series ${i}: ${err.message}`);
-      throw err;
-    }
+    let labels = memo?.get(s.labels);
+    if (labels === undefined)
+      try {
+        labels = labelsOf(s.labels);
+        memo?.set(s.labels, labels);
+      } catch (err) {
+        if (err instanceof DuplicateLabelError)
+          throw new RpcError('invalid_argument', `series ${i}: ${err.message}`);
+        throw err;
+      }
     if (labels.isEmpty()) {
       if (s.sampleEnd > s.sampleStart)
         throw new RpcError('invalid_argument', `series ${i} has an empty label set`);
       continue;
     }
-    const samples = [];
-    for (let k = s.sampleStart; k < s.sampleEnd; k++)
-      samples.push({ timestamp: data.timestamps[k] as number, value: data.values[k] as number });
-    out.push({ labels, samples });
+    out.push({
+      labels,
+      timestamps: data.timestamps,
+      values: data.values,
+      start: s.sampleStart,
+      end: s.sampleEnd,
+    });
   }
   return out;
 }

@@ -8,6 +8,7 @@ import { SeriesLimitError } from './errors.js';
 import {
   TenantDBs,
   type PushSeries,
+  type PushSeriesSamples,
   type TenantDBsConfig,
   type TenantLimits,
 } from './tenant_dbs.js';
@@ -72,7 +73,7 @@ function makeDBs(s: Setup = {}): {
   return { dbs, fs, clock, limits };
 }
 
-function series(name: string, i: number, ...samples: [number, number][]): PushSeries {
+function series(name: string, i: number, ...samples: [number, number][]): PushSeriesSamples {
   return {
     labels: Labels.fromStrings('__name__', name, 'i', String(i)),
     samples: samples.map(([timestamp, value]) => ({ timestamp, value })),
@@ -218,6 +219,53 @@ describe('TenantDBs: partial acceptance', () => {
       `{__name__="up", i="2"} ${START + 2 * HOUR} 6`,
     ]);
     await dbs.close();
+  });
+});
+
+/** The same series with their samples as one pair of shared columns (the push hot path). */
+function asColumns(list: PushSeriesSamples[]): PushSeries[] {
+  const all = list.flatMap((s) => s.samples);
+  const timestamps = Float64Array.from(all, (x) => x.timestamp);
+  const values = Float64Array.from(all, (x) => x.value);
+  let at = 0;
+  return list.map((s) => {
+    const start = at;
+    at += s.samples.length;
+    return { labels: s.labels, timestamps, values, start, end: at };
+  });
+}
+
+describe('TenantDBs: samples as shared columns', () => {
+  it('appends, refuses and limits exactly as with sample objects', async () => {
+    const run = async (columns: boolean) => {
+      const limits = new TestLimits();
+      limits.perUser = 3;
+      const { dbs } = makeDBs({ limits });
+      const form = (l: PushSeriesSamples[]): PushSeries[] => (columns ? asColumns(l) : l);
+      await dbs.push('t', form([series('up', 1, [START + 2 * HOUR, 1])]));
+      const r = await dbs.push(
+        't',
+        form([
+          series('up', 1, [START + 2 * HOUR, 9], [START + 2 * HOUR + 15_000, 2]),
+          series('up', 2, [START, 5], [START + 2 * HOUR, 6]),
+          series('up', 3),
+          series('up', 4, [START + 2 * HOUR + 1, 7]),
+          series('up', 5, [START + 2 * HOUR + 5, 8]),
+        ]),
+      );
+      const out = {
+        appended: r.appended,
+        rejections: r.rejections.map((x) => [x.series, x.timestamp, x.samples, x.message]),
+        dump: await dump(dbs, 't'),
+      };
+      await dbs.close();
+      return out;
+    };
+    const objects = await run(false);
+    expect(objects.appended).toBe(3);
+    expect(objects.rejections.map((x) => x[0])).toEqual([0, 1, 4]);
+    expect(objects.rejections[2]?.[1]).toBe(START + 2 * HOUR + 5);
+    expect(await run(true)).toEqual(objects);
   });
 });
 

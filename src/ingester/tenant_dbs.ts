@@ -69,9 +69,40 @@ export interface PushSample {
   readonly value: number;
 }
 
-export interface PushSeries {
+/** One series of a push: its samples as objects, or as a range of shared sample columns. */
+export type PushSeries = PushSeriesSamples | PushSeriesColumns;
+
+export interface PushSeriesSamples {
   readonly labels: Labels;
   readonly samples: readonly PushSample[];
+}
+
+/**
+ * Samples `[start, end)` of columns shared by the series of a batch (a decoded write
+ * request's arrays): the hot path, with no object per sample.
+ */
+export interface PushSeriesColumns {
+  readonly labels: Labels;
+  readonly timestamps: Float64Array;
+  readonly values: Float64Array;
+  readonly start: number;
+  readonly end: number;
+}
+
+/** The timestamp of a pushed series' sample `k` (one of the two forms is given). */
+function sampleTimestamp(
+  objects: readonly PushSample[] | undefined,
+  columns: PushSeriesColumns | undefined,
+  k: number,
+): number {
+  return columns !== undefined
+    ? (columns.timestamps[columns.start + k] as number)
+    : (objects?.[k] as PushSample).timestamp;
+}
+
+/** How many samples a pushed series carries. */
+export function pushSampleCount(s: PushSeries): number {
+  return 'samples' in s ? s.samples.length : s.end - s.start;
 }
 
 /** Who sent a push (Cortex counts API and rule samples apart in the user stats). */
@@ -209,7 +240,7 @@ export class TenantDBs {
     // the limit are not also being created by another push awaiting its commit.
     if (
       !limited ||
-      series.every((s) => s.samples.length === 0 || head.seriesByLabels(s.labels) !== undefined)
+      series.every((s) => pushSampleCount(s) === 0 || head.seriesByLabels(s.labels) !== undefined)
     )
       return this.appendBatch(tenant, state, series, source, undefined);
     const run = state.creation.then(async () => {
@@ -241,8 +272,10 @@ export class TenantDBs {
     try {
       for (let i = 0; i < series.length; i++) {
         const s = series[i] as PushSeries;
-        const first = s.samples[0];
-        if (first === undefined) continue;
+        const n = pushSampleCount(s);
+        if (n === 0) continue;
+        const objects = 'samples' in s ? s.samples : undefined;
+        const columns = 'samples' in s ? undefined : s;
         let isNew = false;
         let key = '';
         if (limits !== undefined && head.seriesByLabels(s.labels) === undefined) {
@@ -258,8 +291,8 @@ export class TenantDBs {
             if (refusal !== undefined) {
               rejections.push({
                 series: i,
-                timestamp: first.timestamp,
-                samples: s.samples.length,
+                timestamp: sampleTimestamp(objects, columns, 0),
+                samples: n,
                 error: refusal,
                 message: refusal.message,
               });
@@ -269,18 +302,23 @@ export class TenantDBs {
         }
         let target: Labels | number = s.labels;
         let accepted = false;
-        for (const sample of s.samples) {
+        for (let k = 0; k < n; k++) {
+          const timestamp = sampleTimestamp(objects, columns, k);
+          const value =
+            columns !== undefined
+              ? (columns.values[columns.start + k] as number)
+              : (objects?.[k] as PushSample).value;
           try {
-            target = app.append(target, sample.timestamp, sample.value);
+            target = app.append(target, timestamp, value);
             accepted = true;
           } catch (err) {
             if (!(err instanceof SampleRejectedError)) throw err;
             rejections.push({
               series: i,
-              timestamp: sample.timestamp,
+              timestamp,
               samples: 1,
               error: err,
-              message: sampleErrorMessage(err, sample.timestamp, s.labels),
+              message: sampleErrorMessage(err, timestamp, s.labels),
             });
           }
         }
