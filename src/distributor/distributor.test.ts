@@ -394,9 +394,9 @@ describe('Distributor.allUserStats', () => {
     });
     f.ingesters.setStats('a:9095', [
       { tenant: 'small', stats: stats(1, 0.5) },
-      { tenant: 'big', stats: stats(10, 2) },
+      { tenant: 'big', stats: stats(10, 2), loadedBlocks: 2 },
     ]);
-    f.ingesters.setStats('b:9095', [{ tenant: 'big', stats: stats(10, 2) }]);
+    f.ingesters.setStats('b:9095', [{ tenant: 'big', stats: stats(10, 2), loadedBlocks: 1 }]);
     f.ingesters.setStats('c:9095', [{ tenant: 'big', stats: stats(10, 2) }]);
     const all = await f.distributor.allUserStats();
     expect(all).toEqual({
@@ -407,6 +407,7 @@ describe('Distributor.allUserStats', () => {
           ingestionRate: 6,
           APIIngestionRate: 6,
           RuleIngestionRate: 0,
+          loadedBlocks: 3,
         },
         {
           userID: 'small',
@@ -414,6 +415,7 @@ describe('Distributor.allUserStats', () => {
           ingestionRate: 0.5,
           APIIngestionRate: 0.5,
           RuleIngestionRate: 0,
+          loadedBlocks: 0,
         },
       ],
       replicationFactor: 3,

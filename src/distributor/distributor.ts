@@ -91,6 +91,8 @@ export interface UserIDStats {
   numSeries: number;
   APIIngestionRate: number;
   RuleIngestionRate: number;
+  /** Blocks of the tenant's databases, summed over the ingesters (replicas included). */
+  loadedBlocks: number;
 }
 
 export interface AllUserStats {
@@ -433,15 +435,17 @@ export class Distributor extends BasicService {
     const answers = await Promise.all(
       instances.map((inst) => this.deps.client.allUserStats(inst.addr, opts)),
     );
-    const totals = new Map<string, WireUserStats>();
+    const totals = new Map<string, WireUserStats & { loadedBlocks: number }>();
     for (const answer of answers) {
-      for (const { tenant, stats } of answer) {
+      for (const { tenant, stats, loadedBlocks } of answer) {
         const t = totals.get(tenant) ?? {
           numSeries: 0,
           ingestionRate: 0,
           apiIngestionRate: 0,
           ruleIngestionRate: 0,
+          loadedBlocks: 0,
         };
+        t.loadedBlocks += loadedBlocks ?? 0;
         t.numSeries += stats.numSeries;
         t.ingestionRate += stats.ingestionRate;
         t.apiIngestionRate += stats.apiIngestionRate;
@@ -455,6 +459,7 @@ export class Distributor extends BasicService {
       numSeries: t.numSeries,
       APIIngestionRate: t.apiIngestionRate,
       RuleIngestionRate: t.ruleIngestionRate,
+      loadedBlocks: t.loadedBlocks,
     }));
     stats.sort((a, b) =>
       a.numSeries !== b.numSeries

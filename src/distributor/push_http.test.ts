@@ -167,13 +167,17 @@ describe('all_user_stats page', () => {
         {
           tenant: 'team<1>',
           stats: { numSeries: 5, ingestionRate: 1.5, apiIngestionRate: 1, ruleIngestionRate: 0.5 },
+          loadedBlocks: 2,
         },
       ]);
     }
     const html = await fetch(`${url}/distributor/all_user_stats`);
     expect(html.headers.get('content-type')).toBe('text/html; charset=utf-8');
     const text = await html.text();
-    expect(text).toContain('<td>team&lt;1&gt;</td><td align="right">10</td>');
+    expect(text).toContain(
+      '<td>team&lt;1&gt;</td><td align="right">4</td><td align="right">10</td>',
+    );
+    expect(text).toContain('<th>Loaded Blocks</th>');
     expect(text).toContain('<td align="right">3.00</td><td align="right">2.00</td>');
     expect(text).toContain('replication factor, which is currently set to 3');
     const json = await fetch(`${url}/all_user_stats`, {
@@ -186,6 +190,7 @@ describe('all_user_stats page', () => {
         numSeries: 10,
         APIIngestionRate: 2,
         RuleIngestionRate: 1,
+        loadedBlocks: 4,
       },
     ]);
   });

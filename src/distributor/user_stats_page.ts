@@ -3,7 +3,8 @@ import type { AllUserStats } from './distributor.js';
 
 /**
  * `/distributor/all_user_stats` (legacy `/all_user_stats`): Cortex's table of per-tenant
- * series and ingestion rates summed over the ingesters. Like Cortex, the sums are not divided
+ * loaded blocks, series and ingestion rates summed over the ingesters (the reference's
+ * tenant stats pages list the blocks too). Like Cortex, the sums are not divided
  * by the replication factor; the page says so and shows the factor.
  */
 export function renderUserStatsPage(nowMs: number, all: AllUserStats): string {
@@ -11,6 +12,7 @@ export function renderUserStatsPage(nowMs: number, all: AllUserStats): string {
     .map((s) => {
       const cells = [
         `<td>${escapeHtml(s.userID)}</td>`,
+        `<td align="right">${s.loadedBlocks}</td>`,
         `<td align="right">${s.numSeries}</td>`,
         `<td align="right">${s.ingestionRate.toFixed(2)}</td>`,
         `<td align="right">${s.APIIngestionRate.toFixed(2)}</td>`,
@@ -21,7 +23,7 @@ export function renderUserStatsPage(nowMs: number, all: AllUserStats): string {
     .join('\n');
   const empty =
     all.stats.length === 0
-      ? '<tr><td colspan="5">No tenant has data on the ingesters.</td></tr>'
+      ? '<tr><td colspan="6">No tenant has data on the ingesters.</td></tr>'
       : '';
   return htmlPage(
     'Strata Ingester Stats',
@@ -31,7 +33,7 @@ export function renderUserStatsPage(nowMs: number, all: AllUserStats): string {
 <p class="note">Queried ingesters: ${all.queriedIngesters}</p>
 <table>
 <thead>
-<tr><th>User</th><th># Series</th><th>Total Ingest Rate</th><th>API Ingest Rate</th><th>Rule Ingest Rate</th></tr>
+<tr><th>User</th><th>Loaded Blocks</th><th># Series</th><th>Total Ingest Rate</th><th>API Ingest Rate</th><th>Rule Ingest Rate</th></tr>
 </thead>
 <tbody>
 ${rows}${empty}

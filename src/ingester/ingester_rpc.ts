@@ -114,15 +114,18 @@ export function registerIngesterRpc(transport: Transport, ingester: Ingester): v
 
   transport.handle(INGESTER_ALL_USER_STATS, (): Promise<RpcResponse> => {
     ingester.checkRunning();
-    const all: WireTenantStats[] = ingester.allUserStats().map(({ tenant, stats }) => ({
-      tenant,
-      stats: {
-        numSeries: stats.numSeries,
-        ingestionRate: stats.ingestionRate,
-        apiIngestionRate: stats.apiIngestionRate,
-        ruleIngestionRate: stats.ruleIngestionRate,
-      },
-    }));
+    const all: WireTenantStats[] = ingester
+      .allUserStats()
+      .map(({ tenant, stats, loadedBlocks }) => ({
+        tenant,
+        loadedBlocks,
+        stats: {
+          numSeries: stats.numSeries,
+          ingestionRate: stats.ingestionRate,
+          apiIngestionRate: stats.apiIngestionRate,
+          ruleIngestionRate: stats.ruleIngestionRate,
+        },
+      }));
     return Promise.resolve(jsonBody(all));
   });
 }

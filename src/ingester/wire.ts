@@ -51,6 +51,8 @@ export interface WireUserStats {
 export interface WireTenantStats {
   tenant: string;
   stats: WireUserStats;
+  /** Blocks of the tenant's database on this ingester (absent from older ingesters). */
+  loadedBlocks?: number;
 }
 
 /** One series and its samples, timestamps ascending. */
