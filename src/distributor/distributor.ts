@@ -375,7 +375,7 @@ export class Distributor extends BasicService {
     const sets: ReplicationSet[] = [];
     for (const i of series) {
       const s = req.series[i] as SeriesData;
-      sets.push(lookup(tokenForSeries(tenant, s.labels, this.config.shardByAllLabels)));
+      sets.push(lookup(seriesToken(tenant, s, this.config.shardByAllLabels)));
     }
     for (const md of metadata) sets.push(lookup(shardByMetricName(tenant, md.metricFamilyName)));
     return sets;
@@ -476,4 +476,17 @@ export class Distributor extends BasicService {
       queriedIngesters: instances.length,
     };
   }
+}
+
+/** A series' sharding token, kept on its label cache entry (hashed once per tenant and mode). */
+function seriesToken(tenant: string, s: SeriesData, byAll: boolean): number {
+  const entry = s.cached?.flat === s.labels ? s.cached : undefined;
+  if (entry?.tokenTenant === tenant && entry.tokenByAllLabels === byAll) return entry.token;
+  const token = tokenForSeries(tenant, s.labels, byAll);
+  if (entry !== undefined) {
+    entry.token = token;
+    entry.tokenTenant = tenant;
+    entry.tokenByAllLabels = byAll;
+  }
+  return token;
 }

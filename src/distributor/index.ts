@@ -24,6 +24,7 @@ export {
 } from './write_request.js';
 export { decodeWriteRequest } from './write_request_decode.js';
 export {
+  CachedLabels,
   DEFAULT_SERIES_LABELS_CACHE_ENTRIES,
   SeriesLabelsCache,
   type LabelRules,

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ProtoDecodeError } from './proto_reader.js';
-import { SeriesLabelsCache, encodesTo } from './series_labels_cache.js';
+import { SeriesLabelsCache } from './series_labels_cache.js';
 import { buildWriteRequest, toPlainWriteRequest, type PlainSeries } from './write_request_build.js';
 import { decodeWriteRequest } from './write_request_decode.js';
 import { encodeWriteRequest } from './write_request_encode.js';
@@ -27,53 +27,43 @@ const asciiText = fc.string({
   maxLength: 140,
 });
 
-describe('encodesTo', () => {
-  it('accepts the canonical encoding of ASCII labels and rejects any changed byte', () => {
+describe('SeriesLabelsCache byte matching', () => {
+  it('hits only on exactly the bytes an entry was decoded from, wherever they lie', () => {
     fc.assert(
       fc.property(
         fc.array(fc.tuple(asciiText, asciiText), { minLength: 1, maxLength: 5 }),
         fc.nat(),
         fc.integer({ min: 1, max: 255 }),
-        (labels, at, delta) => {
+        fc.nat({ max: 7 }),
+        (labels, at, delta, pad) => {
+          const cache = new SeriesLabelsCache({ maxEntries: 8 });
           const bytes = labelBytes(labels);
-          expect(encodesTo(bytes, 0, bytes.length, flat(labels))).toBe(true);
+          const entry = cache.insert(5, bytes, 0, bytes.length, flat(labels));
+          expect(entry?.flat).toEqual(flat(labels));
+          // The same bytes inside a larger buffer, at any offset.
+          const inside = new Uint8Array(pad + bytes.length + 3);
+          inside.set(bytes, pad);
+          expect(cache.lookup(5, inside, pad, pad + bytes.length)).toBe(entry);
           const changed = bytes.slice();
           const i = at % changed.length;
           changed[i] = ((changed[i] as number) + delta) & 0xff;
-          // A changed byte can only still "match" if it decodes to the same labels.
-          if (encodesTo(changed, 0, changed.length, flat(labels))) {
-            expect(
-              toPlainWriteRequest(decodeWriteRequest(wrap(changed))).series[0]?.labels,
-            ).toEqual(labels);
-          }
-          expect(encodesTo(bytes, 0, bytes.length - 1, flat(labels))).toBe(false);
+          expect(cache.lookup(5, changed, 0, changed.length)).toBeUndefined();
+          expect(cache.lookup(5, bytes, 0, bytes.length - 1)).toBeUndefined();
+          expect(cache.lookup(5, inside, pad, pad + bytes.length + 1)).toBeUndefined();
         },
       ),
       { numRuns: 300 },
     );
   });
 
-  it('never caches non-ASCII strings, so a non-ASCII byte never matches', () => {
+  it('keeps UTF-8 label sets by their bytes; other bytes under the same hash miss', () => {
     // 'é' as the single (invalid UTF-8) byte 0xE9, and as its UTF-8 form.
     const raw = Uint8Array.of(0x0a, 0x06, 0x0a, 0x01, 0x61, 0x12, 0x01, 0xe9);
     const utf8 = labelBytes([['a', '\u00e9']]);
-    expect(encodesTo(utf8, 0, utf8.length, ['a', '\u00e9'])).toBe(false);
     const cache = new SeriesLabelsCache({ maxEntries: 8 });
-    cache.insert(1, raw, 0, raw.length, ['a', '\u00e9']);
-    cache.insert(2, utf8, 0, utf8.length, ['a', '\u00e9']);
-    expect(cache.size).toBe(0);
-    // An ASCII entry under the same hash as the invalid bytes: no hit.
-    const ascii = Uint8Array.of(0x0a, 0x06, 0x0a, 0x01, 0x61, 0x12, 0x01, 0x65);
-    cache.insert(1, ascii, 0, ascii.length, ['a', 'e']);
-    expect(cache.lookup(1, ascii, 0, ascii.length)).toEqual(['a', 'e']);
+    cache.insert(1, utf8, 0, utf8.length, ['a', '\u00e9']);
+    expect(cache.lookup(1, utf8, 0, utf8.length)?.flat).toEqual(['a', '\u00e9']);
     expect(cache.lookup(1, raw, 0, raw.length)).toBeUndefined();
-  });
-
-  it('rejects empty fields sent explicitly only when the strings differ', () => {
-    // Label { name: "a", value: "" } with the empty value encoded (not canonical but valid).
-    const bytes = Uint8Array.of(0x0a, 0x05, 0x0a, 0x01, 0x61, 0x12, 0x00);
-    expect(encodesTo(bytes, 0, bytes.length, ['a', ''])).toBe(true);
-    expect(encodesTo(bytes, 0, bytes.length, ['a', 'b'])).toBe(false);
   });
 });
 
@@ -97,21 +87,20 @@ describe('SeriesLabelsCache', () => {
     const flatA = ['__name__', 'up', 'job', 'a'];
     expect(cache.lookup(7, a, 0, a.length)).toBeUndefined();
     cache.insert(7, a, 0, a.length, flatA);
-    expect(cache.lookup(7, a, 0, a.length)).toBe(flatA);
+    expect(cache.lookup(7, a, 0, a.length)?.flat).toBe(flatA);
     expect(cache.lookup(7, b, 0, b.length)).toBeUndefined();
     expect(cache.lookup(8, a, 0, a.length)).toBeUndefined();
     // A colliding insert replaces the entry.
     const flatB = ['__name__', 'up', 'job', 'b'];
     cache.insert(7, b, 0, b.length, flatB);
-    expect(cache.lookup(7, b, 0, b.length)).toBe(flatB);
+    expect(cache.lookup(7, b, 0, b.length)?.flat).toBe(flatB);
     expect(cache.lookup(7, a, 0, a.length)).toBeUndefined();
     expect(cache.size).toBe(1);
   });
 
-  it('does not keep arrays that are not the canonical encoding of the bytes', () => {
+  it('does not keep empty label sets', () => {
     const cache = new SeriesLabelsCache({ maxEntries: 8 });
-    cache.insert(1, a, 0, a.length, ['__name__', 'up', 'job', 'b']);
-    cache.insert(2, a, 0, a.length, []);
+    expect(cache.insert(2, a, 0, a.length, [])).toBeUndefined();
     expect(cache.size).toBe(0);
   });
 
@@ -125,7 +114,7 @@ describe('SeriesLabelsCache', () => {
     };
     const get = (i: number): readonly string[] | undefined => {
       const by = bytes[i] as Uint8Array;
-      return cache.lookup(i, by, 0, by.length);
+      return cache.lookup(i, by, 0, by.length)?.flat;
     };
     put(0);
     put(1);
@@ -158,7 +147,7 @@ describe('SeriesLabelsCache', () => {
     expect(cache.size).toBeLessThanOrEqual(8);
   });
 
-  it('marks validation per rules object, one object per distinct set of limits', () => {
+  it('gives one rules object per distinct set of limits', () => {
     const cache = new SeriesLabelsCache({ maxEntries: 8 });
     const limits = {
       enforceMetricName: true,
@@ -171,12 +160,6 @@ describe('SeriesLabelsCache', () => {
     expect(cache.rulesFor(limits, true)).not.toBe(rules);
     const other = cache.rulesFor({ ...limits, maxLabelValueLength: 1 }, false);
     expect(other).not.toBe(rules);
-    const labels = ['__name__', 'up'];
-    expect(cache.isValidated(labels, rules)).toBe(false);
-    cache.markValidated(labels, rules);
-    expect(cache.isValidated(labels, rules)).toBe(true);
-    expect(cache.isValidated(labels, other)).toBe(false);
-    expect(cache.isValidated(['__name__', 'up'], rules)).toBe(false);
   });
 });
 
@@ -225,14 +208,14 @@ describe('decodeWriteRequest with a SeriesLabelsCache', () => {
     expect(decodeWriteRequest(req, cache).series[0]?.labels).not.toBe(decoded);
   });
 
-  it('does not cache non-ASCII label sets and still rejects invalid UTF-8 in their place', () => {
+  it('caches non-ASCII label sets and still rejects invalid UTF-8 in their place', () => {
     const cache = new SeriesLabelsCache({ maxEntries: 16 });
     const accented: PlainSeries = { labels: [['__name__', 'caf\u00e9']] };
     const one = decodeWriteRequest(request([accented]), cache);
-    expect(decodeWriteRequest(request([accented]), cache).series[0]?.labels).not.toBe(
+    expect(decodeWriteRequest(request([accented]), cache).series[0]?.labels).toBe(
       one.series[0]?.labels,
     );
-    expect(cache.size).toBe(0);
+    expect(cache.size).toBe(1);
     // An ASCII series cached, then the same bytes with its last byte made invalid UTF-8.
     const ascii: PlainSeries = { labels: [['__name__', 'cafe']] };
     decodeWriteRequest(request([ascii]), cache);

@@ -3,12 +3,12 @@
  * every scrape, byte for byte: the decoder hashes the raw bytes of a TimeSeries' labels and,
  * when a previous request decoded the same bytes, returns that request's `string[]` (the same
  * array object) instead of decoding again. Identity then pays downstream: the validation
- * mark below, and the ingester's Labels per array.
+ * mark below, the ingester's Labels per array and the head's series hint on them.
  *
- * An entry is only ever returned after the bytes were checked against it without
- * allocating, and only entries whose canonical protobuf encoding (all ASCII) is exactly the
- * bytes they were decoded from are kept: a hit therefore decodes to exactly what the normal
- * path would have produced, and invalid UTF-8 (never ASCII) can never hit.
+ * Each entry keeps a copy of the bytes it was decoded from, and is only returned for exactly
+ * those bytes (compared natively): decoding is a function of the bytes, so a hit is what the
+ * normal path would have produced. Bytes the decoder refuses (invalid UTF-8...) are never
+ * inserted, since the decoder throws before it would insert them.
  *
  * Arrays handed out are shared between requests: nothing may change them afterwards.
  */
@@ -31,17 +31,41 @@ export interface SeriesLabelsCacheConfig {
  * Default bound. A sender cycles through its series every scrape, so a series is still
  * cached when it comes back only if a generation (half the bound) holds every active series
  * of this distributor: 2^21 serves about a million. Active series share their arrays with
- * the head, so what the cache adds is its table (tens of bytes per entry) and, for series
- * gone from the head, their labels until evicted.
+ * the head, so what the cache adds is its table and the copied label bytes (a few hundred
+ * bytes per entry) and, for series gone from the head, their labels until evicted.
  */
 export const DEFAULT_SERIES_LABELS_CACHE_ENTRIES = 1 << 21;
 
 /** Distinct LabelRules kept before the table is reset (limits rarely differ much). */
 const MAX_RULES = 64;
 
-/** Protobuf tags: TimeSeries.labels / Label.name (field 1, bytes), Label.value (field 2). */
-const TAG_FIELD1_BYTES = 0x0a;
-const TAG_FIELD2_BYTES = 0x12;
+/**
+ * A cached label array, the bytes it was decoded from (a pooled Buffer copy), and what later
+ * stages worked out for the array once (one field read instead of a lookup per series).
+ */
+export class CachedLabels {
+  /** The label rules `flat` passed validation under last (see LabelRules). */
+  validated: LabelRules | undefined = undefined;
+  /**
+   * A slot for the ingester this process pushes to in-process: the model Labels it made of
+   * `flat` (a pure function of the array, so valid for the entry's life).
+   */
+  consumerMemo: unknown = undefined;
+  /** The sharding token of `flat` for `tokenTenant` and `tokenByAllLabels` (see seriesToken). */
+  token = 0;
+  tokenTenant: string | undefined = undefined;
+  tokenByAllLabels = false;
+
+  constructor(
+    readonly bytes: Buffer,
+    readonly flat: readonly string[],
+  ) {}
+
+  /** Whether `buf[start, end)` is exactly this entry's bytes (memcmp, no allocation). */
+  matches(buf: Uint8Array, start: number, end: number): boolean {
+    return this.bytes.length === end - start && this.bytes.compare(buf, start, end) === 0;
+  }
+}
 
 export class SeriesLabelsCache {
   /**
@@ -49,11 +73,9 @@ export class SeriesLabelsCache {
    * `current` is full it becomes `previous` (the old previous is dropped). Recently seen
    * series thus survive, and the total stays at most `maxEntries`.
    */
-  private current = new Map<number, readonly string[]>();
-  private previous = new Map<number, readonly string[]>();
+  private current = new Map<number, CachedLabels>();
+  private previous = new Map<number, CachedLabels>();
   private readonly generationSize: number;
-  /** Arrays validated before, with the rules they passed under. */
-  private readonly validated = new WeakMap<readonly string[], LabelRules>();
   private readonly rules = new Map<string, LabelRules>();
 
   constructor(readonly config: SeriesLabelsCacheConfig) {
@@ -68,39 +90,41 @@ export class SeriesLabelsCache {
     return this.current.size + this.previous.size;
   }
 
-  /**
-   * The cached label array whose encoding is exactly `buf[start, end)` (hashed to `hash`),
-   * or undefined.
-   */
-  lookup(hash: number, buf: Uint8Array, start: number, end: number): readonly string[] | undefined {
-    let flat = this.current.get(hash);
-    if (flat === undefined) {
-      flat = this.previous.get(hash);
-      if (flat === undefined) return undefined;
-      if (!encodesTo(buf, start, end, flat)) return undefined;
-      this.previous.delete(hash);
-      this.store(hash, flat);
-      return flat;
-    }
-    return encodesTo(buf, start, end, flat) ? flat : undefined;
-  }
-
-  /**
-   * Keeps `flat`, just decoded from `buf[start, end)`, when that range is its canonical
-   * ASCII encoding (anything else is simply not cached). Replaces a colliding entry.
-   */
-  insert(hash: number, buf: Uint8Array, start: number, end: number, flat: readonly string[]): void {
-    if (flat.length === 0 || !isAscii(flat) || !encodesTo(buf, start, end, flat)) return;
+  /** The entry decoded from exactly `buf[start, end)` (hashed to `hash`). */
+  lookup(hash: number, buf: Uint8Array, start: number, end: number): CachedLabels | undefined {
+    const entry = this.current.get(hash);
+    if (entry !== undefined) return entry.matches(buf, start, end) ? entry : undefined;
+    const old = this.previous.get(hash);
+    if (old === undefined || !old.matches(buf, start, end)) return undefined;
     this.previous.delete(hash);
-    this.store(hash, flat);
+    this.store(hash, old);
+    return old;
   }
 
-  private store(hash: number, flat: readonly string[]): void {
+  /**
+   * Keeps `flat`, just decoded from `buf[start, end)`, with a copy of those bytes. Replaces a
+   * colliding entry.
+   */
+  insert(
+    hash: number,
+    buf: Uint8Array,
+    start: number,
+    end: number,
+    flat: readonly string[],
+  ): CachedLabels | undefined {
+    if (flat.length === 0) return undefined;
+    this.previous.delete(hash);
+    const entry = new CachedLabels(Buffer.from(buf.subarray(start, end)), flat);
+    this.store(hash, entry);
+    return entry;
+  }
+
+  private store(hash: number, entry: CachedLabels): void {
     if (!this.current.has(hash) && this.current.size >= this.generationSize) {
       this.previous = this.current;
       this.current = new Map();
     }
-    this.current.set(hash, flat);
+    this.current.set(hash, entry);
   }
 
   /** The one LabelRules object for these values, so that marks can compare by identity. */
@@ -123,84 +147,4 @@ export class SeriesLabelsCache {
     }
     return rules;
   }
-
-  /** Whether `flat` passed label validation under exactly these rules before. */
-  isValidated(flat: readonly string[], rules: LabelRules): boolean {
-    return this.validated.get(flat) === rules;
-  }
-
-  /** Records that `flat` passed; only arrays this cache hands out are worth marking. */
-  markValidated(flat: readonly string[], rules: LabelRules): void {
-    this.validated.set(flat, rules);
-  }
-}
-
-/**
- * Whether `buf[start, end)` is exactly the canonical encoding of `flat` (ASCII strings) as
- * repeated `Label { name = 1; value = 2 }` messages: checked against the strings' char codes,
- * without decoding or allocating. For ASCII strings equal char codes mean equal bytes, and a
- * non-ASCII byte (valid UTF-8 or not) never matches.
- */
-export function encodesTo(
-  buf: Uint8Array,
-  start: number,
-  end: number,
-  flat: readonly string[],
-): boolean {
-  let p = start;
-  for (let i = 0; i + 1 < flat.length; i += 2) {
-    const name = flat[i] as string;
-    const value = flat[i + 1] as string;
-    const inner =
-      2 + varintSize(name.length) + name.length + varintSize(value.length) + value.length;
-    if (p >= end || buf[p] !== TAG_FIELD1_BYTES) return false;
-    p = expectVarint(buf, p + 1, end, inner);
-    if (p < 0 || p + inner > end) return false;
-    const labelEnd = p + inner;
-    p = expectString(buf, p, labelEnd, TAG_FIELD1_BYTES, name);
-    if (p < 0) return false;
-    p = expectString(buf, p, labelEnd, TAG_FIELD2_BYTES, value);
-    if (p !== labelEnd) return false;
-  }
-  return p === end;
-}
-
-/** Checks `tag, len, bytes` of one ASCII string field at `p`; the next offset or -1. */
-function expectString(buf: Uint8Array, p: number, end: number, tag: number, s: string): number {
-  if (p >= end || buf[p] !== tag) return -1;
-  const len = s.length;
-  p = expectVarint(buf, p + 1, end, len);
-  if (p < 0 || p + len > end) return -1;
-  // A byte of 0x80 or more never equals a char code here: cached strings are all ASCII.
-  for (let j = 0; j < len; j++) if (buf[p + j] !== s.charCodeAt(j)) return -1;
-  return p + len;
-}
-
-/** Reads the varint at `p` and checks it equals `want`; the offset after it or -1. */
-function expectVarint(buf: Uint8Array, p: number, end: number, want: number): number {
-  let v = 0;
-  let shift = 0;
-  for (;;) {
-    if (p >= end || shift > 28) return -1;
-    const b = buf[p++] as number;
-    v += (b & 0x7f) * 2 ** shift;
-    if (b < 0x80) break;
-    shift += 7;
-  }
-  return v === want ? p : -1;
-}
-
-function isAscii(flat: readonly string[]): boolean {
-  for (const s of flat)
-    for (let j = 0; j < s.length; j++) if (s.charCodeAt(j) >= 0x80) return false;
-  return true;
-}
-
-function varintSize(n: number): number {
-  let size = 1;
-  while (n >= 0x80) {
-    n = Math.floor(n / 128);
-    size++;
-  }
-  return size;
 }

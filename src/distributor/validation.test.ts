@@ -5,7 +5,10 @@ import { DEFAULT_DISTRIBUTOR_LIMITS, type DistributorLimits } from './limits.js'
 import { SeriesLabelsCache } from './series_labels_cache.js';
 import { validateLabels, validateWriteRequest } from './validation.js';
 import { formatLabelSet, formatMetric } from './validation_messages.js';
+import type { WriteRequestData } from './write_request.js';
 import { buildWriteRequest, type PlainSeries } from './write_request_build.js';
+import { decodeWriteRequest } from './write_request_decode.js';
+import { encodeWriteRequest } from './write_request_encode.js';
 
 const limits: DistributorLimits = {
   ...DEFAULT_DISTRIBUTOR_LIMITS,
@@ -195,42 +198,60 @@ describe('validateWriteRequest with a SeriesLabelsCache', () => {
     samples: [{ value: 1, timestamp: NOW }],
   });
 
+  /** Decodes `series` through `cache`, as the push path does (series carry their entry). */
+  const decoded = (cache: SeriesLabelsCache, series: PlainSeries[]): WriteRequestData =>
+    decodeWriteRequest(encodeWriteRequest(buildWriteRequest({ series })), cache);
+
   it('skips label checks of an array that passed under the same limits, not under others', () => {
     const metrics = discardedMetrics(newMetricsRegistry());
     const cache = new SeriesLabelsCache({ maxEntries: 8 });
-    const req = buildWriteRequest({
-      series: [
-        ok([
-          ['__name__', 'm'],
-          ['job', 'abcdef'],
-        ]),
-      ],
-    });
-    const labels = req.series[0]?.labels as string[];
+    const series = [
+      ok([
+        ['__name__', 'm'],
+        ['job', 'abcdef'],
+      ]),
+    ];
+    const req = decoded(cache, series);
+    const entry = req.series[0]?.cached;
+    expect(entry?.flat).toBe(req.series[0]?.labels);
     expect(validateWriteRequest(limits, 't', req, NOW, metrics, cache).series).toEqual([0]);
     const rules = cache.rulesFor(limits, false);
-    expect(cache.isValidated(labels, rules)).toBe(true);
-    // Same array, same limits (a new but equal object): accepted on the mark.
-    expect(validateWriteRequest({ ...limits }, 't', req, NOW, metrics, cache).series).toEqual([0]);
+    expect(entry?.validated).toBe(rules);
+    // The same series in a later request, same limits (a new but equal object): on the mark.
+    const again = decoded(cache, series);
+    expect(again.series[0]?.cached).toBe(entry);
+    expect(validateWriteRequest({ ...limits }, 't', again, NOW, metrics, cache).series).toEqual([
+      0,
+    ]);
     // Tighter limits (another tenant, or a runtime-config reload): checked again, refused.
     const tight = { ...limits, maxLabelValueLength: 3 };
-    const out = validateWriteRequest(tight, 't', req, NOW, metrics, cache);
+    const out = validateWriteRequest(tight, 't', again, NOW, metrics, cache);
     expect(out.series).toEqual([]);
     expect(out.firstError?.reason).toBe('label_value_too_long');
     // skip_label_name_validation is part of the rules too.
-    expect(cache.isValidated(labels, cache.rulesFor(limits, true))).toBe(false);
+    expect(cache.rulesFor(limits, true)).not.toBe(rules);
+  });
+
+  it('checks a series whose label array is no longer the one of its cache entry', () => {
+    const metrics = discardedMetrics(newMetricsRegistry());
+    const cache = new SeriesLabelsCache({ maxEntries: 8 });
+    const req = decoded(cache, [ok([['__name__', 'm']])]);
+    expect(validateWriteRequest(limits, 't', req, NOW, metrics, cache).series).toEqual([0]);
+    const s = req.series[0];
+    if (s === undefined) throw new Error('no series');
+    s.labels = ['__name__', 'a-b'];
+    const out = validateWriteRequest(limits, 't', req, NOW, metrics, cache);
+    expect(out.firstError?.reason).toBe('metric_name_invalid');
   });
 
   it('never marks a refused array', () => {
     const metrics = discardedMetrics(newMetricsRegistry());
     const cache = new SeriesLabelsCache({ maxEntries: 8 });
-    const req = buildWriteRequest({ series: [ok([['__name__', 'a-b']])] });
     for (let i = 0; i < 2; i++) {
+      const req = decoded(cache, [ok([['__name__', 'a-b']])]);
       const out = validateWriteRequest(limits, 't', req, NOW, metrics, cache);
       expect(out.firstError?.reason).toBe('metric_name_invalid');
+      expect(req.series[0]?.cached?.validated).toBeUndefined();
     }
-    expect(
-      cache.isValidated(req.series[0]?.labels as string[], cache.rulesFor(limits, false)),
-    ).toBe(false);
   });
 });

@@ -207,7 +207,7 @@ export function validateWriteRequest(
     if (s.labels.length === 0) continue;
     const n = s.sampleEnd - s.sampleStart;
     const err =
-      checkLabels(limits, s.labels, req.skipLabelNameValidation, labelsCache, rules) ??
+      checkLabels(limits, s, req.skipLabelNameValidation, rules) ??
       validateSamples(limits, req, s, nowMs);
     if (err !== undefined) {
       discard(err.reason, n);
@@ -239,19 +239,22 @@ export function validateWriteRequest(
   return { series, metadata, samples, exemplars, droppedHistograms, firstError };
 }
 
-/** validateLabels, skipped for an array that passed under `rules` before (and marked if it passes). */
+/**
+ * validateLabels, skipped for a cached label array that passed under `rules` before (and
+ * marked on its cache entry when it passes).
+ */
 function checkLabels(
   limits: DistributorLimits,
-  labels: readonly string[],
+  s: SeriesData,
   skipLabelNameValidation: boolean,
-  cache: SeriesLabelsCache | undefined,
   rules: LabelRules | undefined,
 ): ValidationError | undefined {
-  if (cache === undefined || rules === undefined)
-    return validateLabels(limits, labels, skipLabelNameValidation);
-  if (cache.isValidated(labels, rules)) return undefined;
-  const err = validateLabels(limits, labels, skipLabelNameValidation);
-  if (err === undefined) cache.markValidated(labels, rules);
+  const entry = s.cached?.flat === s.labels ? s.cached : undefined;
+  if (entry === undefined || rules === undefined)
+    return validateLabels(limits, s.labels, skipLabelNameValidation);
+  if (entry.validated === rules) return undefined;
+  const err = validateLabels(limits, s.labels, skipLabelNameValidation);
+  if (err === undefined) entry.validated = rules;
   return err;
 }
 

@@ -1,3 +1,4 @@
+import type { CachedLabels } from './series_labels_cache.js';
 /**
  * The decoded form of a remote-write 1.0 `prometheus.WriteRequest` (Cortex's `cortexpb`
  * superset: `source` = 2 and `skip_label_name_validation` = 1000), shaped for the push hot
@@ -27,6 +28,11 @@ export interface SeriesData {
    * array may be shared with other requests (SeriesLabelsCache): replace it, never change it.
    */
   labels: string[];
+  /**
+   * The SeriesLabelsCache entry `labels` came from (a hit) or went into (a miss), when the
+   * request was decoded with one; it describes `labels` only while `cached.flat === labels`.
+   */
+  readonly cached?: CachedLabels | undefined;
   /** This series' samples are `timestamps/values[sampleStart, sampleEnd)`. */
   readonly sampleStart: number;
   readonly sampleEnd: number;

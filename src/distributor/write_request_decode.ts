@@ -1,5 +1,5 @@
 import { ProtoReader, WIRE_BYTES, WIRE_FIXED64, WIRE_VARINT } from './proto_reader.js';
-import type { SeriesLabelsCache } from './series_labels_cache.js';
+import type { CachedLabels, SeriesLabelsCache } from './series_labels_cache.js';
 import { StringInterner } from './string_intern.js';
 import type {
   BucketSpan,
@@ -33,25 +33,29 @@ const EMPTY: readonly never[] = Object.freeze([]);
 const LABELS_TAG = 0x0a;
 
 /**
- * The key of a label run in the SeriesLabelsCache: a MurmurHash3-style hash over
- * `buf[start, end)` taken four bytes at a time (label runs are hundreds of bytes, hashed for
- * every series), cut to 30 bits so that it stays a small integer V8 keys Maps with unboxed.
+ * The key of a label run in the SeriesLabelsCache: a multiply-rotate hash over
+ * `buf[start, end)` (label runs are hundreds of bytes, hashed for every series), cut to 30
+ * bits so that it stays a small integer V8 keys Maps with unboxed. `words` views the same
+ * bytes as 32-bit words from `buf`'s start: one load per four bytes, and two lanes over
+ * alternate words halve the chain of dependent multiplies. The cache compares the bytes of
+ * every hit, so the hash only needs to spread (1M distinct label sets of the benchmark give
+ * 442 collisions in 2^30, as a random function would: about 466).
  */
-function hashBytes(buf: Uint8Array, start: number, end: number): number {
+function hashBytes(buf: Uint8Array, words: Uint32Array, start: number, end: number): number {
   let h = end - start;
   let i = start;
-  for (; i + 4 <= end; i += 4) {
-    let k =
-      (buf[i] as number) |
-      ((buf[i + 1] as number) << 8) |
-      ((buf[i + 2] as number) << 16) |
-      ((buf[i + 3] as number) << 24);
-    k = Math.imul(k, 0xcc9e2d51);
-    k = (k << 15) | (k >>> 17);
-    h ^= Math.imul(k, 0x1b873593);
-    h = (h << 13) | (h >>> 19);
-    h = (Math.imul(h, 5) + 0xe6546b64) | 0;
+  // Leading bytes up to the first word boundary, one at a time.
+  for (; i < end && (i & 3) !== 0; i++) h = Math.imul(h ^ (buf[i] as number), 0x01000193);
+  // Two lanes over alternate words: half the dependency chain per byte.
+  let g = 0x9747b28c;
+  for (; i + 8 <= end; i += 8) {
+    const w = i >>> 2;
+    h = Math.imul(h ^ (words[w] as number), 0xcc9e2d51);
+    g = Math.imul(g ^ (words[w + 1] as number), 0x1b873593);
+    h = (h << 15) | (h >>> 17);
+    g = (g << 13) | (g >>> 19);
   }
+  h = Math.imul(h ^ ((g << 7) | (g >>> 25)), 0x85ebca6b);
   for (; i < end; i++) h = Math.imul(h ^ (buf[i] as number), 0x01000193);
   h ^= h >>> 16;
   h = Math.imul(h, 0x85ebca6b);
@@ -61,8 +65,19 @@ function hashBytes(buf: Uint8Array, start: number, end: number): number {
   return h & 0x3fffffff;
 }
 
+/**
+ * `buf` as 32-bit words (platform order: little-endian on every target Node supports well;
+ * the hash only has to be consistent within a process). A buffer not on a 4-byte boundary is
+ * copied once so that the view can exist.
+ */
+function wordView(buf: Uint8Array): Uint32Array {
+  const aligned = (buf.byteOffset & 3) === 0 ? buf : buf.slice();
+  return new Uint32Array(aligned.buffer, aligned.byteOffset, aligned.byteLength >>> 2);
+}
+
 class WriteRequestDecoder {
   private readonly r: ProtoReader;
+  private readonly words: Uint32Array;
   private readonly strings: StringInterner;
   private timestamps = new Float64Array(1024);
   private values = new Float64Array(1024);
@@ -75,6 +90,7 @@ class WriteRequestDecoder {
     private readonly cache: SeriesLabelsCache | undefined,
   ) {
     this.r = new ProtoReader(buf);
+    this.words = wordView(buf);
     this.strings = new StringInterner(buf);
   }
 
@@ -129,13 +145,14 @@ class WriteRequestDecoder {
     // The leading run of Label fields (where encoders put them) is looked up in the cache.
     const runStart = r.pos;
     const runEnd = this.cache === undefined ? runStart : this.labelRunEnd();
-    const hash = runEnd > runStart ? hashBytes(this.buf, runStart, runEnd) : 0;
+    const hash = runEnd > runStart ? hashBytes(this.buf, this.words, runStart, runEnd) : 0;
     let shared = false;
+    let cached: CachedLabels | undefined;
     if (runEnd > runStart) {
-      const hit = (this.cache as SeriesLabelsCache).lookup(hash, this.buf, runStart, runEnd);
-      if (hit !== undefined) {
+      cached = (this.cache as SeriesLabelsCache).lookup(hash, this.buf, runStart, runEnd);
+      if (cached !== undefined) {
         // The array is shared, never written: see the copy below for labels sent later.
-        labels = hit as string[];
+        labels = cached.flat as string[];
         shared = true;
         r.pos = runEnd;
       }
@@ -151,6 +168,7 @@ class WriteRequestDecoder {
           if (shared) {
             labels = labels.slice();
             shared = false;
+            cached = undefined;
           }
           this.label(labels);
         } else if (field === 2) this.sample();
@@ -162,11 +180,12 @@ class WriteRequestDecoder {
     }
     this.leave(outer);
     if (runEnd > runStart && !shared && !labelsAfterRun)
-      (this.cache as SeriesLabelsCache).insert(hash, this.buf, runStart, runEnd, labels);
+      cached = (this.cache as SeriesLabelsCache).insert(hash, this.buf, runStart, runEnd, labels);
     if (exemplars !== undefined) this.exemplarCount += exemplars.length;
     if (histograms !== undefined) this.histogramCount += histograms.length;
     return {
       labels,
+      cached,
       sampleStart,
       sampleEnd: this.samples,
       exemplars: exemplars ?? EMPTY,

@@ -5,7 +5,7 @@
 // both share (when pushes and queries are refused, and what they read and write).
 import { Counter, Gauge, Histogram } from 'prom-client';
 import { discardedMetrics } from '../distributor/index.js';
-import type { Labels, Matcher } from '../model/index.js';
+import type { Matcher } from '../model/index.js';
 import { formatDuration } from '../config/index.js';
 import { Lifecycler, type LifecyclerConfig, type ReadRing } from '../ring/index.js';
 import type {
@@ -99,13 +99,6 @@ export class Ingester extends BasicService {
   private readonly inflight = new Set<Promise<unknown>>();
   private readonly logger: Logger;
   private readonly metrics: IngesterMetrics;
-  /**
-   * The Labels made from each decoded label array pushed in-process. A distributor's
-   * SeriesLabelsCache hands out the same array for the same series every push, so the same
-   * Labels (with its cached hash) comes back and the head finds its series by identity.
-   * Weak: arrays no request or cache holds any more take their Labels with them.
-   */
-  readonly pushedLabels = new WeakMap<readonly string[], Labels>();
 
   constructor(
     private readonly config: IngesterConfig,

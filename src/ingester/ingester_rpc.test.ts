@@ -1,63 +1,77 @@
 import { describe, expect, it } from 'vitest';
-import { buildWriteRequest } from '../distributor/index.js';
+import {
+  SeriesLabelsCache,
+  buildWriteRequest,
+  decodeWriteRequest,
+  encodeWriteRequest,
+  type WriteRequestData,
+} from '../distributor/index.js';
 import type { Labels } from '../model/index.js';
 import { toPushSeries } from './ingester_rpc.js';
 import { pushSampleCount } from './tenant_dbs.js';
 
-describe('toPushSeries with a Labels memo', () => {
-  const req = buildWriteRequest({
-    series: [
-      {
-        labels: [
-          ['__name__', 'up'],
-          ['job', 'a'],
-        ],
-        samples: [{ timestamp: 1, value: 2 }],
-      },
-      { labels: [['__name__', 'down']], samples: [{ timestamp: 3, value: 4 }] },
-    ],
-  });
+describe('toPushSeries and the distributor label cache', () => {
+  const body = encodeWriteRequest(
+    buildWriteRequest({
+      series: [
+        {
+          labels: [
+            ['__name__', 'up'],
+            ['job', 'a'],
+          ],
+          samples: [{ timestamp: 1, value: 2 }],
+        },
+        { labels: [['__name__', 'down']], samples: [{ timestamp: 3, value: 4 }] },
+      ],
+    }),
+  );
 
-  it('gives the same Labels for the same label array, and equal ones without the memo', () => {
-    const memo = new WeakMap<readonly string[], Labels>();
-    const first = toPushSeries(req, undefined, memo);
-    const again = toPushSeries(req, [1, 0], memo);
+  it('gives the same Labels for the same cached series, and equal ones without the cache', () => {
+    const cache = new SeriesLabelsCache({ maxEntries: 16 });
+    const first = toPushSeries(decodeWriteRequest(body, cache));
+    const again = toPushSeries(decodeWriteRequest(body, cache), [1, 0]);
     expect(again[1]?.labels).toBe(first[0]?.labels);
     expect(again[0]?.labels).toBe(first[1]?.labels);
     expect(first[0]?.labels.toString()).toBe('{__name__="up", job="a"}');
     expect(again[0]).toMatchObject({ start: 1, end: 2 });
     expect(again[0] !== undefined && pushSampleCount(again[0])).toBe(1);
-    const plain = toPushSeries(req);
+    const plain = toPushSeries(decodeWriteRequest(body));
     expect(plain[0]?.labels).not.toBe(first[0]?.labels);
     expect(plain[0]?.labels.equals(first[0]?.labels as Labels)).toBe(true);
   });
 
-  it('keys by array identity: an equal but different array gets its own Labels', () => {
-    const memo = new WeakMap<readonly string[], Labels>();
-    const other = buildWriteRequest({
-      series: [{ labels: [['__name__', 'down']], samples: [{ timestamp: 5, value: 6 }] }],
-    });
-    const a = toPushSeries(req, [1], memo)[0]?.labels;
-    const b = toPushSeries(other, undefined, memo)[0]?.labels;
-    expect(b).not.toBe(a);
-    expect(b?.equals(a as Labels)).toBe(true);
+  it('ignores a cache entry whose series got another label array (as HA processing does)', () => {
+    const cache = new SeriesLabelsCache({ maxEntries: 16 });
+    const cached = toPushSeries(decodeWriteRequest(body, cache))[1]?.labels;
+    const data = decodeWriteRequest(body, cache);
+    const s = data.series[1];
+    if (s === undefined) throw new Error('no series');
+    s.labels = ['__name__', 'other'];
+    const relabelled: WriteRequestData = data;
+    const got = toPushSeries(relabelled, [1])[0]?.labels;
+    expect(got?.toString()).toBe('{__name__="other"}');
+    expect(got).not.toBe(cached);
+    // The entry still gives the original series its Labels.
+    expect(toPushSeries(decodeWriteRequest(body, cache), [1])[0]?.labels).toBe(cached);
   });
 
   it('memoizes the filtered form of labels with empty values', () => {
-    const memo = new WeakMap<readonly string[], Labels>();
-    const withEmpty = buildWriteRequest({
-      series: [
-        {
-          labels: [
-            ['__name__', 'm'],
-            ['a', ''],
-          ],
-          samples: [{ timestamp: 1, value: 1 }],
-        },
-      ],
-    });
-    const one = toPushSeries(withEmpty, undefined, memo)[0]?.labels;
+    const cache = new SeriesLabelsCache({ maxEntries: 16 });
+    const withEmpty = encodeWriteRequest(
+      buildWriteRequest({
+        series: [
+          {
+            labels: [
+              ['__name__', 'm'],
+              ['a', ''],
+            ],
+            samples: [{ timestamp: 1, value: 1 }],
+          },
+        ],
+      }),
+    );
+    const one = toPushSeries(decodeWriteRequest(withEmpty, cache))[0]?.labels;
     expect(one?.toString()).toBe('{__name__="m"}');
-    expect(toPushSeries(withEmpty, undefined, memo)[0]?.labels).toBe(one);
+    expect(toPushSeries(decodeWriteRequest(withEmpty, cache))[0]?.labels).toBe(one);
   });
 });

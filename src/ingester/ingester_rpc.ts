@@ -144,12 +144,7 @@ export async function pushBatch(
   batch: PushBatch,
   source: PushSource,
 ): Promise<void> {
-  await pushOrThrow(
-    ingester,
-    tenant,
-    toPushSeries(batch.data, batch.seriesIndexes, ingester.pushedLabels),
-    source,
-  );
+  await pushOrThrow(ingester, tenant, toPushSeries(batch.data, batch.seriesIndexes), source);
 }
 
 async function pushOrThrow(
@@ -186,8 +181,6 @@ function asRpcError(err: unknown): unknown {
 export function toPushSeries(
   data: WriteRequestData,
   seriesIndexes?: readonly number[],
-  /** Labels already made from a label array (the same array always gives equal Labels). */
-  memo?: WeakMap<readonly string[], Labels>,
 ): PushSeries[] {
   const out: PushSeries[] = [];
   const count = seriesIndexes?.length ?? data.series.length;
@@ -195,11 +188,14 @@ export function toPushSeries(
     const i = seriesIndexes === undefined ? k : (seriesIndexes[k] as number);
     const s = data.series[i];
     if (s === undefined) continue;
-    let labels = memo?.get(s.labels);
+    // A distributor's label cache entry (in-process pushes) keeps the Labels made of its
+    // array: the same Labels object, with its hashes and head series hint, every push.
+    const entry = s.cached?.flat === s.labels ? s.cached : undefined;
+    let labels = entry?.consumerMemo instanceof Labels ? entry.consumerMemo : undefined;
     if (labels === undefined)
       try {
         labels = labelsOf(s.labels);
-        memo?.set(s.labels, labels);
+        if (entry !== undefined) entry.consumerMemo = labels;
       } catch (err) {
         if (err instanceof DuplicateLabelError)
           throw new RpcError('invalid_argument', `series ${i}: ${err.message}`);

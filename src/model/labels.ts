@@ -31,6 +31,12 @@ export class Labels implements Iterable<Label> {
   private cachedHash: bigint | undefined;
   /** lookupHash() once computed; -1 before. */
   private cachedLookupHash = -1;
+  /**
+   * @internal A memo slot for the one store that looks label sets up on its hot path (the
+   * TSDB head keeps the series it last found for these labels here, checked on use): a
+   * field read instead of a hash-table walk. Not part of the value.
+   */
+  seriesHint: object | undefined = undefined;
 
   private constructor(pairs: readonly string[]) {
     this.pairs = pairs;

@@ -45,6 +45,8 @@ export interface RingDeps {
 
 interface TableEntry extends TokenOwner {
   zone: string;
+  /** The owner's descriptor with its ID (built once per descriptor, shared by lookups). */
+  instance: RingInstance;
 }
 
 /** A read view of a ring; what distributors, queriers and the status page depend on. */
@@ -69,6 +71,8 @@ export interface ReadRing {
 export class Ring extends BasicService implements ReadRing {
   private current: RingDesc = emptyRingDesc();
   private table: TableEntry[] = [];
+  /** Every instance of `current` with its ID, sorted by ID (rebuilt with the descriptor). */
+  private all: RingInstance[] = [];
   private zones: string[] = [];
   private readonly codec: RingCodec;
   private readonly decodeErrors: Counter;
@@ -135,11 +139,17 @@ export class Ring extends BasicService implements ReadRing {
   setDesc(desc: RingDesc): void {
     const table: TableEntry[] = [];
     const zones = new Set<string>();
-    for (const [id, inst] of Object.entries(desc.ingesters)) {
+    const all: RingInstance[] = [];
+    for (const id of Object.keys(desc.ingesters).sort()) {
+      const inst = desc.ingesters[id] as RingDesc['ingesters'][string];
+      const instance: RingInstance = { ...inst, id };
+      all.push(instance);
       if (inst.state === 'LEFT') continue;
       zones.add(inst.zone);
-      for (const token of inst.tokens) table.push({ token, instanceId: id, zone: inst.zone });
+      for (const token of inst.tokens)
+        table.push({ token, instanceId: id, zone: inst.zone, instance });
     }
+    this.all = all;
     // Ties cannot happen in a consistent ring; ordering them by ID keeps lookups deterministic.
     table.sort((a, b) => a.token - b.token || (a.instanceId < b.instanceId ? -1 : 1));
     this.current = desc;
@@ -162,7 +172,7 @@ export class Ring extends BasicService implements ReadRing {
     const table = this.table;
     if (table.length === 0) throw new RingError(EMPTY_RING_MESSAGE);
     const zoneAware = this.config.zoneAwarenessEnabled;
-    const maxInstances = Object.keys(this.current.ingesters).length;
+    const maxInstances = this.all.length;
     const maxZones = this.zones.length;
     let n = this.config.replicationFactor;
     const chosen: RingInstance[] = [];
@@ -178,8 +188,7 @@ export class Ring extends BasicService implements ReadRing {
       if (entry === undefined) continue;
       if (hosts.has(entry.instanceId)) continue;
       if (zoneAware && entry.zone !== '' && zones.has(entry.zone)) continue;
-      const inst = this.current.ingesters[entry.instanceId];
-      if (inst === undefined) continue;
+      const inst = entry.instance;
       hosts.add(entry.instanceId);
       if (operation.shouldExtendReplicaSet(inst.state)) {
         n++;
@@ -188,7 +197,7 @@ export class Ring extends BasicService implements ReadRing {
         // should come from the same zone.
         zones.add(entry.zone);
       }
-      chosen.push({ ...inst, id: entry.instanceId });
+      chosen.push(inst);
     }
     const { healthy, maxErrors } = filterReplicaSet(chosen, operation, {
       replicationFactor: this.config.replicationFactor,
@@ -201,8 +210,7 @@ export class Ring extends BasicService implements ReadRing {
 
   /** Every instance healthy for `operation`, sorted by ID. */
   getAllHealthy(operation: Operation): RingInstance[] {
-    const ids = Object.keys(this.current.ingesters);
-    if (ids.length === 0) throw new RingError(EMPTY_RING_MESSAGE);
+    if (this.all.length === 0) throw new RingError(EMPTY_RING_MESSAGE);
     const now = this.deps.clock.now();
     return this.instances().filter((inst) =>
       isInstanceHealthy(inst, operation, this.config.heartbeatTimeoutMs, now),
@@ -243,7 +251,7 @@ export class Ring extends BasicService implements ReadRing {
   }
 
   instancesCount(): number {
-    return Object.keys(this.current.ingesters).length;
+    return this.all.length;
   }
 
   healthyInstancesCount(): number {
@@ -266,13 +274,8 @@ export class Ring extends BasicService implements ReadRing {
     return tokenOwnership(this.table);
   }
 
-  private instances(): RingInstance[] {
-    return Object.keys(this.current.ingesters)
-      .sort()
-      .flatMap((id) => {
-        const inst = this.current.ingesters[id];
-        return inst === undefined ? [] : [{ ...inst, id }];
-      });
+  private instances(): readonly RingInstance[] {
+    return this.all;
   }
 }
 

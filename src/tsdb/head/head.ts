@@ -102,9 +102,16 @@ export class Head implements PostingsSource {
    * appender can tell at commit that nothing happened since it was created.
    */
   private version = 0;
+  /**
+   * Changes whenever series leave the head or its minimum valid time moves (truncations):
+   * an appender whose head changed only by other commits since can re-check cheaply.
+   */
+  private removals = 0;
   private lastAppenderId = 0;
   private readonly stripes: Stripe[];
   private readonly stripeMask: number;
+  /** Marks the series in this head (MemSeries.owner), without referring to the head. */
+  private readonly ownerToken = {};
   private readonly index = new MemPostings();
   private lastRef = 0;
   private numSeries = 0;
@@ -234,6 +241,12 @@ export class Head implements PostingsSource {
   /** @internal Records that the head changed (see `version`). */
   bumpVersion(): void {
     this.version++;
+    this.removals++;
+  }
+
+  /** @internal See `removals`. */
+  removalVersion(): number {
+    return this.removals;
   }
 
   /** @internal A number no other appender of this head has. */
@@ -277,9 +290,17 @@ export class Head implements PostingsSource {
 
   /** The series with these labels, if it is in the head. */
   seriesByLabels(labels: Labels): MemSeries | undefined {
+    // Pushed label sets come back as the same Labels object every scrape: the series found
+    // last time is one field away, and valid while it is still in this head.
+    const hint = labels.seriesHint;
+    if (hint instanceof MemSeries && hint.owner === this.ownerToken) return hint;
     const list = this.hashStripe(labels).byHash.get(labels.lookupHash());
     if (list === undefined) return undefined;
-    for (const s of list) if (s.labels.equals(labels)) return s;
+    for (const s of list)
+      if (s.labels.equals(labels)) {
+        labels.seriesHint = s;
+        return s;
+      }
     return undefined;
   }
 
@@ -312,6 +333,7 @@ export class Head implements PostingsSource {
     const refStripe = this.stripes[ref & this.stripeMask] as Stripe;
     if (refStripe.byRef.has(ref)) throw new Error(`series ref ${ref} already exists in the head`);
     refStripe.byRef.set(ref, series);
+    series.owner = this.ownerToken;
     const hashStripe = this.hashStripe(labels);
     const hash = labels.lookupHash();
     const list = hashStripe.byHash.get(hash);
@@ -396,6 +418,7 @@ export class Head implements PostingsSource {
   truncateMemory(mint: number): { removedSeries: number; removedChunks: number } {
     if (mint > this.minValid) this.minValid = mint;
     this.version++;
+    this.removals++;
     const dead = new Set<number>();
     const deadLabels: Labels[] = [];
     let removedChunks = 0;
@@ -449,6 +472,7 @@ export class Head implements PostingsSource {
    */
   truncateOOO(seq: number): { removedSeries: number; removedChunks: number } {
     this.version++;
+    this.removals++;
     let removedChunks = 0;
     let mint = EMPTY_HEAD_MIN_TIME;
     let maxt = EMPTY_HEAD_MAX_TIME;
@@ -491,6 +515,8 @@ export class Head implements PostingsSource {
     const series = refStripe.byRef.get(ref);
     if (series === undefined) return;
     refStripe.byRef.delete(ref);
+    series.owner = undefined;
+    if (series.labels.seriesHint === series) series.labels.seriesHint = undefined;
     const hashStripe = this.hashStripe(series.labels);
     const hash = series.labels.lookupHash();
     const list = hashStripe.byHash.get(hash) ?? [];

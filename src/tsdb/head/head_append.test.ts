@@ -248,6 +248,63 @@ describe('head appender', () => {
     ]);
   });
 
+  it('takes every sample of an appender that other commits left in order', async () => {
+    const head = newHead();
+    const a = head.appender();
+    const b = head.appender();
+    a.append(seriesLabels(1), 1000, 1);
+    a.append(seriesLabels(1), 2000, 2);
+    a.append(seriesLabels(2), 1000, 3);
+    b.append(seriesLabels(3), 5000, 4);
+    b.append(seriesLabels(1), 500, 5);
+    await b.commit();
+    // b's commit moved series 1 to 500 only: a's samples are all still after it.
+    expect(await a.commit()).toEqual({ appended: 3, dropped: 0 });
+    const all = await readAll(head);
+    expect(all.get(seriesLabels(1).toString())!.map((x) => x.t)).toEqual([500, 1000, 2000]);
+    expect(head.seriesCount()).toBe(3);
+  });
+
+  it('re-checks in full after a truncation removed series', async () => {
+    const head = newHead();
+    const first = head.appender();
+    first.append(seriesLabels(1), 1000, 1);
+    first.append(seriesLabels(2), 1000, 1);
+    await first.commit();
+    const a = head.appender();
+    a.append(seriesLabels(2), 1500, 2);
+    // Both series end before 1200: removed, and 1500 is no longer after a series' newest
+    // in the head but after nothing at all; the sample's series is gone, so it is dropped.
+    expect(head.truncateMemory(1200).removedSeries).toBe(2);
+    expect(await a.commit()).toEqual({ appended: 0, dropped: 1 });
+    expect(head.seriesCount()).toBe(0);
+  });
+
+  it('finds a series again by the same Labels object, never across heads or after removal', async () => {
+    const labels = seriesLabels(7);
+    const one = newHead();
+    const two = newHead();
+    const app1 = one.appender();
+    const ref1 = app1.append(labels, 1000, 1);
+    await app1.commit();
+    expect(one.seriesByLabels(labels)?.ref).toBe(ref1);
+    // The other head has no such series, though the Labels object now hints at one's.
+    expect(two.seriesByLabels(labels)).toBeUndefined();
+    two.insertSeries(two.allocateRef(), labels);
+    two.insertSeries(two.allocateRef(), seriesLabels(8));
+    expect(two.seriesByLabels(labels)?.ref).toBe(1);
+    expect(one.seriesByLabels(labels)?.ref).toBe(ref1);
+    // Removed by truncation: gone, and a new append makes a new series.
+    expect(one.truncateMemory(5000).removedSeries).toBe(1);
+    expect(one.seriesByLabels(labels)).toBeUndefined();
+    const app2 = one.appender();
+    const ref2 = app2.append(labels, 6000, 1);
+    await app2.commit();
+    expect(ref2).not.toBe(ref1);
+    expect(one.seriesByLabels(labels)?.ref).toBe(ref2);
+    expect(one.seriesByLabels(seriesLabels(7))?.ref).toBe(ref2);
+  });
+
   it('refuses bad configuration and bad input with the value in the message', () => {
     expect(() => newHead({ stripeSize: 3 })).toThrow(/power of two, got 3/);
     expect(() => newHead({ chunkRange: 0 })).toThrow(/got 0/);

@@ -54,6 +54,8 @@ export class HeadAppender {
   private readonly id: number;
   /** The head's state version when this appender was created (see Head.stateVersion). */
   private readonly createdAt: number;
+  /** The head's removal version then (see Head.removalVersion). */
+  private readonly removalsAt: number;
   private readonly buffer: AppendBuffer;
   private readonly batch: SampleBatch;
   /** The series of each sample in `batch`. */
@@ -78,6 +80,7 @@ export class HeadAppender {
   constructor(private readonly head: Head) {
     this.id = head.nextAppenderId();
     this.createdAt = head.stateVersion();
+    this.removalsAt = head.removalVersion();
     this.buffer = head.appendBuffers.pop() ?? { batch: new SampleBatch(), series: [] };
     this.batch = this.buffer.batch;
     this.seriesOf = this.buffer.series;
@@ -226,9 +229,9 @@ export class HeadAppender {
   private async commitNow(): Promise<CommitResult> {
     const head = this.head;
     let accepted: Accepted;
-    if (head.stateVersion() === this.createdAt && this.ooo === undefined) {
-      // Nothing changed the head since this appender was created: every sample was checked
-      // against the head as it still is, so it all goes in as appended.
+    if (this.ooo === undefined && (head.stateVersion() === this.createdAt || this.stillInOrder())) {
+      // Nothing changed the head since this appender was created, or only other commits
+      // that left every sample in order: it all goes in as appended.
       const create: MemSeries[] = [];
       for (const s of this.pendingByRef.values()) if (s.appendId === this.id) create.push(s);
       accepted = {
@@ -269,6 +272,25 @@ export class HeadAppender {
     const appendedInOrder = applyInOrder(head, inOrder, inOrderSeries, this.id);
     const appendedOOO = ooo === undefined ? 0 : applyOOO(head, ooo, oooSeries);
     return { appended: appendedInOrder + appendedOOO, dropped };
+  }
+
+  /**
+   * Whether the full re-check (commitSlowPath) would take every sample as appended, when only
+   * other commits changed the head since this appender was created: no series left and the
+   * minimum valid time stayed (no truncation), no series this appender creates was created
+   * meanwhile, and every sample is still after its series' newest. A series' samples in the
+   * batch ascend, so comparing each with the newest before this commit is enough.
+   */
+  private stillInOrder(): boolean {
+    const head = this.head;
+    if (head.removalVersion() !== this.removalsAt) return false;
+    for (const p of this.pendingByRef.values())
+      if (head.seriesByLabels(p.labels) !== undefined) return false;
+    const { timestamps } = this.batch;
+    const seriesOf = this.seriesOf;
+    for (let i = 0; i < this.batch.length; i++)
+      if ((timestamps[i] as number) <= (seriesOf[i] as MemSeries).maxTime()) return false;
+    return true;
   }
 
   private seriesFor(labels: Labels): MemSeries {

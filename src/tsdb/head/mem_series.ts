@@ -73,6 +73,11 @@ export class MemSeries {
   appendIndex = 0;
   /** Out-of-order data, allocated on the first out-of-order sample. */
   ooo: OOOData | null = null;
+  /**
+   * @internal The identity token of the head holding this series (see Head.seriesByLabels),
+   * undefined before it enters one and after it leaves.
+   */
+  owner: object | undefined = undefined;
 
   constructor(
     readonly ref: number,
