@@ -138,7 +138,8 @@ class WriteRequestDecoder {
   private timeSeries(): SeriesData {
     const r = this.r;
     const outer = this.enter();
-    let labels: string[] = [];
+    // Allocated only on a cache miss: a hit uses the cached array.
+    let labels: string[] | undefined;
     const sampleStart = this.samples;
     let exemplars: Exemplar[] | undefined;
     let histograms: Histogram[] | undefined;
@@ -166,11 +167,11 @@ class WriteRequestDecoder {
         if (field === 1) {
           if (r.pos > runEnd) labelsAfterRun = true;
           if (shared) {
-            labels = labels.slice();
+            labels = (labels as string[]).slice();
             shared = false;
             cached = undefined;
           }
-          this.label(labels);
+          this.label((labels ??= []));
         } else if (field === 2) this.sample();
         else if (field === 3) (exemplars ??= []).push(this.exemplar());
         else (histograms ??= []).push(this.histogram());
@@ -179,6 +180,7 @@ class WriteRequestDecoder {
       }
     }
     this.leave(outer);
+    labels ??= [];
     if (runEnd > runStart && !shared && !labelsAfterRun)
       cached = (this.cache as SeriesLabelsCache).insert(hash, this.buf, runStart, runEnd, labels);
     if (exemplars !== undefined) this.exemplarCount += exemplars.length;
@@ -203,6 +205,13 @@ class WriteRequestDecoder {
     const end = this.r.end;
     let p = this.r.pos;
     while (p < end && buf[p] === LABELS_TAG) {
+      const first = buf[p + 1] as number;
+      if (first < 0x80) {
+        // A label under 128 bytes (nearly all): a one-byte length.
+        if (p + 2 + first > end) return p;
+        p += 2 + first;
+        continue;
+      }
       let len = 0;
       let shift = 0;
       let q = p + 1;
