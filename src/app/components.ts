@@ -91,6 +91,7 @@ export function ingesterService(ctx: StrataContext): Service {
       flushOnShutdown:
         config.ingester.flush_on_shutdown_with_wal_enabled || config.tsdb.flush_blocks_on_shutdown,
       minReadyDurationMs: lc.min_ready_duration,
+      metadataRetainPeriodMs: config.ingester.metadata_retain_period,
     },
     {
       fs: env.fs,

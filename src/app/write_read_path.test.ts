@@ -240,6 +240,60 @@ describe('the write and read path by -target', () => {
     expect(JSON.parse(statsBack.text)).toMatchObject({ numSeries: 2 });
   });
 
+  it('metric metadata pushed through the distributor is served by the querier, per tenant', async () => {
+    const c = cluster();
+    for (const name of ['ingester-1', 'ingester-2', 'ingester-3'])
+      await startNode(
+        c,
+        name,
+        nodeConfig('ingester', (cfg) => (cfg.ingester.lifecycler.id = name)),
+      );
+    await c.clock.advance(0);
+    const distributor = await startNode(c, 'distributor', nodeConfig('distributor'));
+    const querier = await startNode(c, 'querier', nodeConfig('querier'));
+    const body = compress(
+      encodeWriteRequest(
+        buildWriteRequest({
+          series: [series('up', 'a', [[T0, 1]])],
+          metadata: [
+            { metricFamilyName: 'up', type: 2, help: 'Whether the target is up.', unit: '' },
+            {
+              metricFamilyName: 'http_request_duration_seconds',
+              type: 3,
+              help: 'Latency.',
+              unit: 'seconds',
+            },
+          ],
+        }),
+      ),
+    );
+    const pushed = await request(distributor, 'POST', '/api/v1/push', body, {
+      ...PUSH_HEADERS,
+      'X-Scope-OrgID': 'team-a',
+    });
+    expect(pushed.status, pushed.text).toBe(200);
+    const metadata = async (tenant: string, query = ''): Promise<unknown> => {
+      const res = await request(querier, 'GET', `/prometheus/api/v1/metadata${query}`, undefined, {
+        'X-Scope-OrgID': tenant,
+      });
+      expect(res.status, res.text).toBe(200);
+      return JSON.parse(res.text);
+    };
+    // Each family went to its three replicas; the querier lists it once.
+    expect(await metadata('team-a')).toEqual({
+      status: 'success',
+      data: {
+        http_request_duration_seconds: [{ type: 'histogram', help: 'Latency.', unit: 'seconds' }],
+        up: [{ type: 'gauge', help: 'Whether the target is up.', unit: '' }],
+      },
+    });
+    expect(await metadata('team-a', '?metric=up')).toEqual({
+      status: 'success',
+      data: { up: [{ type: 'gauge', help: 'Whether the target is up.', unit: '' }] },
+    });
+    expect(await metadata('team-b')).toEqual({ status: 'success', data: {} });
+  });
+
   it('the single binary pushes to and queries its own ingester; bad pushes keep the valid samples', async () => {
     const c = cluster();
     const all = await startNode(

@@ -43,6 +43,14 @@ export interface LimitsConfig {
   max_global_series_per_user: number;
   /** -ingester.max-global-series-per-metric: 0 = unlimited. */
   max_global_series_per_metric: number;
+  /** -ingester.max-metadata-per-user: metric families with metadata per ingester; 0 = unlimited. */
+  max_metadata_per_user: number;
+  /** -ingester.max-metadata-per-metric: metadata per metric family per ingester; 0 = unlimited. */
+  max_metadata_per_metric: number;
+  /** -ingester.max-global-metadata-per-user: across the cluster; 0 = unlimited. */
+  max_global_metadata_per_user: number;
+  /** -ingester.max-global-metadata-per-metric: across the cluster; 0 = unlimited. */
+  max_global_metadata_per_metric: number;
   /** -ruler.max-rules-per-rule-group: 0 = unlimited. */
   ruler_max_rules_per_rule_group: number;
   /** -ruler.max-rule-groups-per-tenant: 0 = unlimited. */

@@ -154,6 +154,22 @@ export const limitsBlock = block(
       flag: 'ingester.max-global-series-per-metric',
       help: 'The maximum number of active series per metric name, across the cluster. 0 to disable.',
     }),
+    max_metadata_per_user: setting('int', 8000, {
+      flag: 'ingester.max-metadata-per-user',
+      help: 'The maximum number of active metrics with metadata per user, per ingester. 0 to disable.',
+    }),
+    max_metadata_per_metric: setting('int', 10, {
+      flag: 'ingester.max-metadata-per-metric',
+      help: 'The maximum number of metadata per metric, per ingester. 0 to disable.',
+    }),
+    max_global_metadata_per_user: setting('int', 0, {
+      flag: 'ingester.max-global-metadata-per-user',
+      help: 'The maximum number of active metrics with metadata per user, across the cluster. 0 to disable.',
+    }),
+    max_global_metadata_per_metric: setting('int', 0, {
+      flag: 'ingester.max-global-metadata-per-metric',
+      help: 'The maximum number of metadata per metric, across the cluster. 0 to disable.',
+    }),
     ruler_max_rules_per_rule_group: setting('int', 0, {
       flag: 'ruler.max-rules-per-rule-group',
       help: 'Maximum number of rules per rule group per-tenant. 0 to disable.',

@@ -174,6 +174,10 @@ export const ingesterBlock = block('Ingester settings.', {
     help: 'Unregister from the ring upon clean shutdown. It can be useful to disable for rolling restarts with consistent naming in conjunction with -distributor.extend-writes=false.',
     pathAliases: ['ingester.lifecycler.unregister_on_shutdown'],
   }),
+  metadata_retain_period: setting('duration', 10 * MINUTE, {
+    flag: 'ingester.metadata-retain-period',
+    help: 'Period at which metadata we have not seen will remain in memory before being deleted.',
+  }),
 });
 
 const STORE_GATEWAY = 'experimental.store-gateway.';

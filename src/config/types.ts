@@ -45,6 +45,8 @@ export interface IngesterConfig {
   lifecycler: LifecyclerConfig;
   flush_on_shutdown_with_wal_enabled: boolean;
   unregister_on_shutdown: boolean;
+  /** -ingester.metadata-retain-period: milliseconds metadata stays after it was last pushed. */
+  metadata_retain_period: number;
 }
 
 export interface LifecyclerConfig {

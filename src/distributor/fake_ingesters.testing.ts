@@ -8,6 +8,7 @@ import type {
   IngesterClient,
   PushSource,
   SeriesSamples,
+  WireMetricMetadata,
   WireTenantStats,
   WireUserStats,
 } from '../ingester/index.js';
@@ -71,6 +72,10 @@ export class FakeIngesters implements IngesterClient {
     const b = this.behaviour.get(addr) ?? { kind: 'ok' };
     if (b.kind === 'fail') return Promise.reject(b.error);
     return Promise.resolve(this.stats.get(addr) ?? []);
+  }
+
+  metricsMetadata(): Promise<WireMetricMetadata[]> {
+    return Promise.reject(new RpcError('unimplemented', 'fake ingester: metricsMetadata'));
   }
 
   queryStream(): Promise<SeriesSamples[]> {

@@ -90,3 +90,20 @@ export function labelPairs(labels: readonly string[]): [string, string][] {
   for (let i = 0; i + 1 < labels.length; i += 2) out.push([labels[i] ?? '', labels[i + 1] ?? '']);
   return out;
 }
+
+/** Remote write's `MetricMetadata.MetricType` values, lower case as the query API prints them. */
+const METRIC_TYPE_NAMES = [
+  'unknown',
+  'counter',
+  'gauge',
+  'histogram',
+  'gaugehistogram',
+  'summary',
+  'info',
+  'stateset',
+] as const;
+
+/** The query API's name of a remote-write metric type number (`unknown` for any other). */
+export function metricTypeName(type: number): string {
+  return METRIC_TYPE_NAMES[type] ?? 'unknown';
+}

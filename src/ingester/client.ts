@@ -14,16 +14,19 @@ import {
   INGESTER_ALL_USER_STATS,
   INGESTER_LABEL_NAMES,
   INGESTER_LABEL_VALUES,
+  INGESTER_METRICS_METADATA,
   INGESTER_PUSH,
   INGESTER_QUERY_STREAM,
   INGESTER_USER_STATS,
   PUSH_SOURCE_HEADER,
   TENANT_RPC_HEADER,
   decodeSeriesSamples,
+  parseWireMetadata,
   type LabelNamesRequest,
   type LabelValuesRequest,
   type QueryRequest,
   type SeriesSamples,
+  type WireMetricMetadata,
   type WireTenantStats,
   type WireUserStats,
 } from './wire.js';
@@ -82,6 +85,12 @@ export interface IngesterClient {
   ): Promise<string[]>;
   userStats(addr: string, tenant: string, opts?: IngesterCallOptions): Promise<WireUserStats>;
   allUserStats(addr: string, opts?: IngesterCallOptions): Promise<WireTenantStats[]>;
+  /** The tenant's metric metadata held by the ingester (Cortex MetricsMetadata). */
+  metricsMetadata(
+    addr: string,
+    tenant: string,
+    opts?: IngesterCallOptions,
+  ): Promise<WireMetricMetadata[]>;
 }
 
 /** IngesterClient over the Transport (real: HTTP on the internal port; simulated: messages). */
@@ -145,6 +154,14 @@ export class TransportIngesterClient implements IngesterClient {
 
   allUserStats(addr: string, opts: IngesterCallOptions = {}): Promise<WireTenantStats[]> {
     return this.json(INGESTER_ALL_USER_STATS, addr, undefined, {}, opts);
+  }
+
+  async metricsMetadata(
+    addr: string,
+    tenant: string,
+    opts: IngesterCallOptions = {},
+  ): Promise<WireMetricMetadata[]> {
+    return parseWireMetadata(await this.json(INGESTER_METRICS_METADATA, addr, tenant, {}, opts));
   }
 
   private async json<T>(

@@ -214,6 +214,36 @@ describe('Ingester: RPC push and queries', () => {
     await h.ingester.stop();
   });
 
+  it('keeps pushed metric metadata per tenant for the retain period, without a database', async () => {
+    const h = await started({ config: { metadataRetainPeriodMs: 10 * 60_000 } });
+    const up = { metricFamilyName: 'up', type: 2, help: 'Up.', unit: '' };
+    const reqs = { metricFamilyName: 'http_requests_total', type: 1, help: 'Requests.', unit: '' };
+    // Metadata only, over the RPC: kept, and no database is created for it.
+    const onlyMetadata = { ...batch(), metadata: [up, reqs] };
+    await h.client.push(INGESTER_ADDR, 't1', onlyMetadata, 'api');
+    expect(h.ingester.dbs.tenantIds()).toEqual([]);
+    expect(await h.client.metricsMetadata(INGESTER_ADDR, 't1')).toEqual([reqs, up]);
+    expect(await h.client.metricsMetadata(INGESTER_ADDR, 't2')).toEqual([]);
+    // Five minutes on, `up` is pushed again (with a sample). Purges run every five minutes
+    // and forget what was last pushed more than ten minutes before: at fifteen minutes the
+    // other entry goes, `up` stays until twenty.
+    await h.clock.advance(5 * 60_000);
+    await h.client.push(
+      INGESTER_ADDR,
+      't1',
+      { ...batch(series('up', {}, [START, 1])), metadata: [up] },
+      'api',
+    );
+    await h.clock.advance(5 * 60_000);
+    expect(await h.client.metricsMetadata(INGESTER_ADDR, 't1')).toEqual([reqs, up]);
+    await h.clock.advance(5 * 60_000);
+    expect(await h.client.metricsMetadata(INGESTER_ADDR, 't1')).toEqual([up]);
+    await h.clock.advance(5 * 60_000);
+    expect(await h.client.metricsMetadata(INGESTER_ADDR, 't1')).toEqual([]);
+    expect(h.ingester.dbs.tenantIds()).toEqual(['t1']);
+    await h.ingester.stop();
+  });
+
   it('refuses a missing tenant, a bad body and bad query requests with invalid_argument', async () => {
     const h = await started();
     const caller = h.network.transport('caller');

@@ -4,7 +4,7 @@
 // ingester_rpc.ts and the HTTP routes in ingester_http.ts; this file holds the behaviour
 // both share (when pushes and queries are refused, and what they read and write).
 import { Counter, Gauge, Histogram } from 'prom-client';
-import { discardedMetrics } from '../distributor/index.js';
+import { discardedMetrics, type MetricMetadata } from '../distributor/index.js';
 import type { Matcher } from '../model/index.js';
 import { formatDuration } from '../config/index.js';
 import { Lifecycler, type LifecyclerConfig, type ReadRing } from '../ring/index.js';
@@ -32,6 +32,7 @@ import {
   type TenantLimits,
   type TenantStats,
 } from './tenant_dbs.js';
+import { MetadataStore, type MetadataLimits } from './metadata_store.js';
 import type { SeriesSamples } from './wire.js';
 
 export interface IngesterConfig {
@@ -45,7 +46,16 @@ export interface IngesterConfig {
    * after the first readiness check that passed (Cortex's CheckReady). Default 0.
    */
   minReadyDurationMs?: number;
+  /**
+   * `ingester.metadata_retain_period`: metric metadata not pushed again for this long (ms)
+   * is forgotten. Default 10 minutes, as Cortex.
+   */
+  metadataRetainPeriodMs?: number;
 }
+
+/** How often forgotten metadata is looked for (Cortex's metadataPurgePeriod). */
+export const METADATA_PURGE_PERIOD_MS = 5 * 60_000;
+const DEFAULT_METADATA_RETAIN_PERIOD_MS = 10 * 60_000;
 
 export interface IngesterDeps {
   fs: FileSystem;
@@ -59,7 +69,7 @@ export interface IngesterDeps {
   kv: KV;
   /** The ingester ring client, for the replication factor and healthy instance count. */
   ring: ReadRing;
-  limits: TenantLimits;
+  limits: TenantLimits & MetadataLimits;
 }
 
 /** The ingester modes `/ingester/mode` switches between. */
@@ -99,6 +109,7 @@ export class Ingester extends BasicService {
   private readonly inflight = new Set<Promise<unknown>>();
   private readonly logger: Logger;
   private readonly metrics: IngesterMetrics;
+  private readonly metadataStore: MetadataStore;
 
   constructor(
     private readonly config: IngesterConfig,
@@ -124,6 +135,14 @@ export class Ingester extends BasicService {
         healthyInstances: () => ring.healthyInstancesCount(),
       },
     });
+    this.metadataStore = new MetadataStore(
+      deps.limits,
+      {
+        replicationFactor: () => ring.replicationFactor,
+        healthyInstances: () => ring.healthyInstancesCount(),
+      },
+      deps.metrics,
+    );
     this.metrics = registerMetrics(deps.metrics, this.dbs);
     registerIngesterRpc(deps.transport, this);
   }
@@ -180,6 +199,10 @@ export class Ingester extends BasicService {
   }
 
   private async running(signal: AbortSignal): Promise<void> {
+    const purge = this.deps.clock.every(METADATA_PURGE_PERIOD_MS, () => {
+      this.purgeMetadata();
+    });
+    signal.addEventListener('abort', () => purge.cancel(), { once: true });
     // The ingester runs as long as its lifecycler does; a lifecycler failing on its own
     // (not stopped by shutdown) fails the ingester, as Cortex's subservice watcher does.
     await new Promise<void>((resolve, reject) => {
@@ -284,6 +307,7 @@ export class Ingester extends BasicService {
     tenant: string,
     series: readonly PushSeries[],
     source: PushSource,
+    metadata: readonly MetricMetadata[] = [],
   ): Promise<PushResult> {
     this.checkRunning();
     if (this.ringLifecycler?.instanceState === 'READONLY')
@@ -291,6 +315,10 @@ export class Ingester extends BasicService {
         'unavailable',
         'ingester is in READONLY mode and refuses pushes; it still answers queries',
       );
+    // Metadata over the limits is counted and dropped; it never fails the push (Cortex).
+    if (metadata.length > 0) this.metadataStore.add(tenant, metadata, this.deps.clock.now());
+    // A push of metadata only does not create the tenant's database.
+    if (series.length === 0) return { appended: 0, rejections: [], firstError: undefined };
     const run = this.dbs.push(tenant, series, source);
     const tracked = run.catch(() => undefined);
     this.inflight.add(tracked);
@@ -306,6 +334,18 @@ export class Ingester extends BasicService {
     } finally {
       this.inflight.delete(tracked);
     }
+  }
+
+  /** The tenant's metric metadata pushed within the retain period (Cortex MetricsMetadata). */
+  metricsMetadata(tenant: string): MetricMetadata[] {
+    this.checkRunning();
+    return this.metadataStore.metadata(tenant);
+  }
+
+  /** Forgets metadata not pushed within the retain period; returns how many entries went. */
+  purgeMetadata(): number {
+    const retain = this.config.metadataRetainPeriodMs ?? DEFAULT_METADATA_RETAIN_PERIOD_MS;
+    return this.metadataStore.purge(this.deps.clock.now() - retain);
   }
 
   private count(tenant: string, result: PushResult): void {

@@ -18,13 +18,31 @@ import {
 import { TransportIngesterClient, type PushBatch } from './client.js';
 import { Ingester, type IngesterConfig } from './ingester.js';
 import type { TenantLimits } from './tenant_dbs.js';
+import type { MetadataLimits } from './metadata_store.js';
 
 export const HOUR = 3_600_000;
 export const INGESTER_ADDR = 'ingester-1:9095';
 
-export class HarnessLimits implements TenantLimits {
+export class HarnessLimits implements TenantLimits, MetadataLimits {
   perUser = 0;
   perMetric = 0;
+  /** Cortex's defaults for the metadata limits. */
+  metadataPerUser = 8000;
+  metadataPerMetric = 10;
+  globalMetadataPerUser = 0;
+  globalMetadataPerMetric = 0;
+  maxMetadataPerUser(): number {
+    return this.metadataPerUser;
+  }
+  maxMetadataPerMetric(): number {
+    return this.metadataPerMetric;
+  }
+  maxGlobalMetadataPerUser(): number {
+    return this.globalMetadataPerUser;
+  }
+  maxGlobalMetadataPerMetric(): number {
+    return this.globalMetadataPerMetric;
+  }
   maxGlobalSeriesPerUser(): number {
     return this.perUser;
   }
@@ -108,6 +126,9 @@ export async function buildHarness(o: HarnessOptions): Promise<Harness> {
       ...(o.config?.minReadyDurationMs === undefined
         ? {}
         : { minReadyDurationMs: o.config.minReadyDurationMs }),
+      ...(o.config?.metadataRetainPeriodMs === undefined
+        ? {}
+        : { metadataRetainPeriodMs: o.config.metadataRetainPeriodMs }),
     },
     {
       fs: o.fs,

@@ -117,6 +117,7 @@ export function registerIngesterRoutes(http: HttpServer, ingester: Ingester): vo
           tenant,
           toPushSeries(data),
           data.source === WRITE_SOURCE_RULE ? 'rule' : 'api',
+          data.metadata,
         );
       } catch (err) {
         throw fromRpcError(err);

@@ -5,6 +5,7 @@ import { DuplicateLabelError, Labels } from '../model/index.js';
 import {
   ProtoDecodeError,
   decodeWriteRequest,
+  type MetricMetadata,
   type WriteRequestData,
 } from '../distributor/index.js';
 import {
@@ -24,6 +25,7 @@ import {
   INGESTER_ALL_USER_STATS,
   INGESTER_LABEL_NAMES,
   INGESTER_LABEL_VALUES,
+  INGESTER_METRICS_METADATA,
   INGESTER_PUSH,
   INGESTER_QUERY_STREAM,
   INGESTER_USER_STATS,
@@ -31,6 +33,7 @@ import {
   TENANT_RPC_HEADER,
   encodeSeriesSamples,
   fromWireMatchers,
+  type WireMetricMetadata,
   type WireTenantStats,
   type WireUserStats,
 } from './wire.js';
@@ -56,7 +59,7 @@ export function registerIngesterRpc(transport: Transport, ingester: Ingester): v
         throw new RpcError('invalid_argument', `failed to decode write request: ${err.message}`);
       throw err;
     }
-    await pushOrThrow(ingester, tenant, toPushSeries(data), sourceHeader);
+    await pushOrThrow(ingester, tenant, toPushSeries(data), sourceHeader, data.metadata);
     return { body: EMPTY, contentType: PROTOBUF_CONTENT_TYPE };
   });
 
@@ -112,6 +115,16 @@ export function registerIngesterRpc(transport: Transport, ingester: Ingester): v
     return Promise.resolve(jsonBody(stats));
   });
 
+  transport.handle(INGESTER_METRICS_METADATA, (req) => {
+    const list: WireMetricMetadata[] = ingester.metricsMetadata(rpcTenant(req)).map((m) => ({
+      metricFamilyName: m.metricFamilyName,
+      type: m.type,
+      help: m.help,
+      unit: m.unit,
+    }));
+    return Promise.resolve(jsonBody(list));
+  });
+
   transport.handle(INGESTER_ALL_USER_STATS, (): Promise<RpcResponse> => {
     ingester.checkRunning();
     const all: WireTenantStats[] = ingester
@@ -144,7 +157,13 @@ export async function pushBatch(
   batch: PushBatch,
   source: PushSource,
 ): Promise<void> {
-  await pushOrThrow(ingester, tenant, toPushSeries(batch.data, batch.seriesIndexes), source);
+  await pushOrThrow(
+    ingester,
+    tenant,
+    toPushSeries(batch.data, batch.seriesIndexes),
+    source,
+    batch.metadata,
+  );
 }
 
 async function pushOrThrow(
@@ -152,10 +171,11 @@ async function pushOrThrow(
   tenant: string,
   series: PushSeries[],
   source: PushSource,
+  metadata: readonly MetricMetadata[],
 ): Promise<void> {
   let result;
   try {
-    result = await ingester.push(tenant, series, source);
+    result = await ingester.push(tenant, series, source, metadata);
   } catch (err) {
     throw asRpcError(err);
   }
@@ -176,7 +196,7 @@ function asRpcError(err: unknown): unknown {
  * A decoded write request as the series TenantDBs appends. Labels are sorted (an ingester
  * pushed to directly gets no distributor validation), empty values dropped as Prometheus
  * treats them as absent; a repeated name or a series left without labels is refused.
- * Exemplars, metadata and native histograms are not stored by the ingester.
+ * Exemplars and native histograms are not stored by the ingester (metadata goes beside).
  */
 export function toPushSeries(
   data: WriteRequestData,

@@ -23,6 +23,7 @@ function recordingRemote(calls: string[]): IngesterClient {
     labelValues: reject('labelValues'),
     userStats: reject('userStats'),
     allUserStats: reject('allUserStats'),
+    metricsMetadata: reject('metricsMetadata'),
   };
 }
 

@@ -10,6 +10,7 @@ import type {
   LabelValuesRequest,
   QueryRequest,
   SeriesSamples,
+  WireMetricMetadata,
   WireTenantStats,
   WireUserStats,
 } from './wire.js';
@@ -67,5 +68,13 @@ export class LocalFirstIngesterClient implements IngesterClient {
 
   allUserStats(addr: string, opts?: IngesterCallOptions): Promise<WireTenantStats[]> {
     return this.remote.allUserStats(addr, opts);
+  }
+
+  metricsMetadata(
+    addr: string,
+    tenant: string,
+    opts?: IngesterCallOptions,
+  ): Promise<WireMetricMetadata[]> {
+    return this.remote.metricsMetadata(addr, tenant, opts);
   }
 }

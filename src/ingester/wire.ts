@@ -11,6 +11,7 @@ export const INGESTER_LABEL_NAMES = 'ingester.LabelNames';
 export const INGESTER_LABEL_VALUES = 'ingester.LabelValues';
 export const INGESTER_USER_STATS = 'ingester.UserStats';
 export const INGESTER_ALL_USER_STATS = 'ingester.AllUserStats';
+export const INGESTER_METRICS_METADATA = 'ingester.MetricsMetadata';
 
 /** Header naming who produced a push (`api` or `rule`); absent means `api`. */
 export const PUSH_SOURCE_HEADER = 'x-strata-push-source';
@@ -177,4 +178,33 @@ export function decodeSeriesSamples(bytes: Uint8Array): SeriesSamples[] {
   if (pos !== bytes.length)
     throw new RpcError('internal', `series response has ${bytes.length - pos} trailing bytes`);
   return out;
+}
+
+/**
+ * `ingester.MetricsMetadata` answer entry: one metric family's metadata as pushed
+ * (`type` is the remote-write MetricType number).
+ */
+export interface WireMetricMetadata {
+  metricFamilyName: string;
+  type: number;
+  help: string;
+  unit: string;
+}
+
+/** Checks an `ingester.MetricsMetadata` answer entry by entry. */
+export function parseWireMetadata(value: unknown): WireMetricMetadata[] {
+  if (!Array.isArray(value)) throw new RpcError('internal', 'metadata answer is not a list');
+  return value.map((v: unknown, i) => {
+    const o = v as Partial<WireMetricMetadata> | null;
+    if (
+      o === null ||
+      typeof o !== 'object' ||
+      typeof o.metricFamilyName !== 'string' ||
+      typeof o.type !== 'number' ||
+      typeof o.help !== 'string' ||
+      typeof o.unit !== 'string'
+    )
+      throw new RpcError('internal', `metadata answer entry ${i} is malformed`);
+    return { metricFamilyName: o.metricFamilyName, type: o.type, help: o.help, unit: o.unit };
+  });
 }

@@ -125,6 +125,26 @@ export class Overrides {
     return this.limit(tenant, 'max_global_series_per_metric');
   }
 
+  /** Metric families with metadata on one ingester; 0 = unlimited. */
+  maxMetadataPerUser(tenant: string): number {
+    return this.limit(tenant, 'max_metadata_per_user');
+  }
+
+  /** Metadata per metric family on one ingester; 0 = unlimited. */
+  maxMetadataPerMetric(tenant: string): number {
+    return this.limit(tenant, 'max_metadata_per_metric');
+  }
+
+  /** Metric families with metadata across the cluster; 0 = unlimited. */
+  maxGlobalMetadataPerUser(tenant: string): number {
+    return this.limit(tenant, 'max_global_metadata_per_user');
+  }
+
+  /** Metadata per metric family across the cluster; 0 = unlimited. */
+  maxGlobalMetadataPerMetric(tenant: string): number {
+    return this.limit(tenant, 'max_global_metadata_per_metric');
+  }
+
   /** 0 = unlimited. */
   rulerMaxRulesPerRuleGroup(tenant: string): number {
     return this.limit(tenant, 'ruler_max_rules_per_rule_group');

@@ -11,6 +11,7 @@ import {
   type LabelValuesRequest,
   type QueryRequest,
   type SeriesSamples,
+  type WireMetricMetadata,
   type WireTenantStats,
   type WireUserStats,
 } from '../ingester/index.js';
@@ -19,6 +20,7 @@ import { RpcError } from '../runtime/index.js';
 export interface FakeIngester {
   readonly series: Map<string, SeriesSamples[]>;
   readonly stats: Map<string, WireUserStats>;
+  readonly metadata: Map<string, WireMetricMetadata[]>;
   failure?: RpcError | undefined;
   /** Answers only when the call's signal aborts (then rejects). */
   hang?: boolean;
@@ -38,7 +40,7 @@ export class FakeIngesterClient implements IngesterClient {
   ingester(addr: string): FakeIngester {
     let ing = this.ingesters.get(addr);
     if (ing === undefined) {
-      ing = { series: new Map(), stats: new Map() };
+      ing = { series: new Map(), stats: new Map(), metadata: new Map() };
       this.ingesters.set(addr, ing);
     }
     return ing;
@@ -153,6 +155,16 @@ export class FakeIngesterClient implements IngesterClient {
           ruleIngestionRate: 0,
         },
     );
+  }
+
+  metricsMetadata(
+    addr: string,
+    tenant: string,
+    opts?: { signal?: AbortSignal },
+  ): Promise<WireMetricMetadata[]> {
+    return this.answer('metricsMetadata', addr, tenant, undefined, opts?.signal, (ing) => [
+      ...(ing.metadata.get(tenant) ?? []),
+    ]);
   }
 
   allUserStats(): Promise<WireTenantStats[]> {

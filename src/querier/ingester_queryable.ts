@@ -5,6 +5,8 @@
  * `query_ingesters_within` skip the ingesters, and a query's start is clamped to that window,
  * because older data is the bucket's (Cortex's ShouldQueryIngesters and minT manipulation).
  */
+import type { MetricMetadata as ApiMetricMetadata } from '../api/index.js';
+import { metricTypeName } from '../distributor/index.js';
 import { compareGoStrings, type Matcher } from '../model/index.js';
 import { toWireMatchers, type IngesterClient, type SeriesSamples } from '../ingester/index.js';
 import {
@@ -118,6 +120,32 @@ export class IngesterQueryable {
       signal,
     );
     return sortedUnion(answers);
+  }
+
+  /**
+   * The tenant's metric metadata from every ingester of the READ set, de-duplicated
+   * (Cortex's distributor MetricsMetadata); not limited to a time range.
+   */
+  async metricsMetadata(tenant: string, signal?: AbortSignal): Promise<ApiMetricMetadata[]> {
+    const answers = await this.fanOut(
+      'Distributor.MetricsMetadata',
+      (inst, callSignal) =>
+        this.deps.client.metricsMetadata(inst.addr, tenant, this.callOptions(callSignal)),
+      signal,
+    );
+    const unique = new Map<string, ApiMetricMetadata>();
+    for (const list of answers)
+      for (const m of list) {
+        const key = `${m.metricFamilyName}\u0000${m.type}\u0000${m.help}\u0000${m.unit}`;
+        if (unique.has(key)) continue;
+        unique.set(key, {
+          metricFamily: m.metricFamilyName,
+          type: metricTypeName(m.type),
+          help: m.help,
+          unit: m.unit,
+        });
+      }
+    return [...unique.values()];
   }
 
   private callOptions(signal: AbortSignal): { signal: AbortSignal; timeoutMs?: number } {

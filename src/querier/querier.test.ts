@@ -225,6 +225,28 @@ describe('ingester queryable', () => {
     expect(await q.labelValues('zone', [new Matcher('=', '__name__', 'm')])).toEqual(['z1', 'z2']);
   });
 
+  it('metric metadata: the de-duplicated union over the ingesters, with type names, quorum rules', async () => {
+    const { querier, client } = setup();
+    const up = { metricFamilyName: 'up', type: 2, help: 'Up.', unit: '' };
+    const reqs = { metricFamilyName: 'reqs', type: 1, help: 'Requests.', unit: '' };
+    const odd = { metricFamilyName: 'odd', type: 42, help: '', unit: '' };
+    client.ingester('ing-a').metadata.set('t', [up, reqs]);
+    client.ingester('ing-b').metadata.set('t', [reqs, up, odd]);
+    client.ingester('ing-c').metadata.set('t', [up]);
+    expect(await querier.ingesters.metricsMetadata('t')).toEqual([
+      { metricFamily: 'up', type: 'gauge', help: 'Up.', unit: '' },
+      { metricFamily: 'reqs', type: 'counter', help: 'Requests.', unit: '' },
+      { metricFamily: 'odd', type: 'unknown', help: '', unit: '' },
+    ]);
+    expect(await querier.ingesters.metricsMetadata('other')).toEqual([]);
+    client.ingester('ing-c').failure = new RpcError('unavailable', 'down');
+    expect(await querier.ingesters.metricsMetadata('t')).toHaveLength(3);
+    client.ingester('ing-b').failure = new RpcError('unavailable', 'down too');
+    await expect(querier.ingesters.metricsMetadata('t')).rejects.toMatchObject({
+      name: 'StorageError',
+    });
+  });
+
   describe('query_ingesters_within', () => {
     it('skips the ingesters for queries that end before now - within', async () => {
       const { querier, client } = setup({ queryIngestersWithinMs: 60 * MIN });

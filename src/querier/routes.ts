@@ -27,6 +27,9 @@ export function registerQuerierRoutes(http: HttpServer, querier: Querier): void 
     clock: querier.deps.clock,
     logger: querier.deps.logger,
     lookbackDelta: querier.config.lookbackDeltaMs,
+    metadata: {
+      metricMetadata: (tenant, signal) => querier.ingesters.metricsMetadata(tenant, signal),
+    },
     module: MODULE,
   });
 
