@@ -15,6 +15,7 @@
  * rates of counters that started inside their window are left out, which keeps clear of
  * the documented 2.42 vs 3.x differences (docs/promql-differential.md).
  */
+import { isDeepStrictEqual } from 'node:util';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -237,6 +238,59 @@ describe('Prometheus 2.42 remote-writing to Strata (npm start configuration)', (
     expect(stats.status).toBe(200);
     const body = (await stats.json()) as { numSeries: number };
     expect(body.numSeries).toBeGreaterThan(100);
+  });
+
+  it('serves the metric metadata Prometheus sends, as Prometheus itself lists it', async () => {
+    type Listing = Record<string, { type: string; help: string; unit: string }[]>;
+    const listing = async (url: string, headers: Record<string, string> = {}): Promise<Listing> => {
+      const res = await fetch(url, { headers });
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as { status: string; data: Listing };
+      expect(body.status).toBe('success');
+      for (const entries of Object.values(body.data))
+        entries.sort((a, b) => (a.type + a.help + a.unit).localeCompare(b.type + b.help + b.unit));
+      return body.data;
+    };
+    const promNow = (): Promise<Listing> => listing(`${prom().url}/api/v1/metadata`);
+    const before = await promNow();
+    expect(Object.keys(before).length).toBeGreaterThan(100);
+    expect(before['node_cpu_seconds_total']).toEqual([
+      { type: 'counter', help: 'Seconds the CPUs spent in each mode.', unit: '' },
+    ]);
+    // One metadata send interval (5 s) and a margin: all of `before` has been sent since.
+    await new Promise((r) => setTimeout(r, 7_000));
+    const sides: [string, Listing][] = [
+      ['strata-open', await listing(`${open().url}/prometheus/api/v1/metadata`)],
+      [
+        'strata-auth',
+        await listing(`${authed().url}/prometheus/api/v1/metadata`, {
+          'X-Scope-OrgID': AUTH_TENANT,
+        }),
+      ],
+    ];
+    const after = await promNow();
+    for (const [name, strata] of sides) {
+      // Field order aside (2.42 prints type, help, unit; Prometheus 3 and Strata type, unit,
+      // help), every family Prometheus listed a send interval ago is there, identical.
+      const differing = Object.keys(before).filter(
+        (family) => !isDeepStrictEqual(strata[family], before[family]),
+      );
+      expect(
+        differing
+          .slice(0, 3)
+          .map((f) => `${f}: ${JSON.stringify(strata[f])} vs ${JSON.stringify(before[f])}`),
+        name,
+      ).toEqual([]);
+      // Nothing Prometheus does not know (families new since `before` are in `after`).
+      expect(
+        Object.keys(strata).filter((family) => !(family in after)),
+        name,
+      ).toEqual([]);
+    }
+    const other = await listing(`${authed().url}/prometheus/api/v1/metadata`, {
+      'X-Scope-OrgID': 'someone-else',
+    });
+    expect(other).toEqual({});
   });
 
   it('passes staleness markers through: series of a stopped target end at the same time on both sides', async () => {
