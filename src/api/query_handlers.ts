@@ -134,7 +134,7 @@ export async function instantQuery(ctx: ApiContext, deps: PrometheusApiDeps): Pr
   const timeoutNs = timeoutParam(form);
   const lookbackDelta = lookbackParam(form, deps);
   const expr = parseQueryParam(form);
-  const queryable = deps.queryable(ctx.tenant);
+  const queryable = deps.queryable(ctx.tenant, ctx.signal);
   return evaluate(ctx, deps, { limit, timeoutNs, lookbackDelta }, (options) =>
     engine.instantQuery(queryable, expr, nsToMs(ts), options),
   );
@@ -184,7 +184,7 @@ export async function rangeQuery(ctx: ApiContext, deps: PrometheusApiDeps): Prom
       `invalid expression type "${documentedType(type)}" for range query, must be Scalar or instant Vector`,
     );
   }
-  const queryable = deps.queryable(ctx.tenant);
+  const queryable = deps.queryable(ctx.tenant, ctx.signal);
   return evaluate(ctx, deps, { limit, timeoutNs, lookbackDelta }, (options) =>
     engine.rangeQuery(queryable, expr, nsToMs(start), nsToMs(end), stepMs, options),
   );

@@ -48,7 +48,7 @@ async function withQuerier<T>(
   range: { start: number; end: number },
   fn: (q: Querier) => Promise<T>,
 ): Promise<T> {
-  const q = await deps.queryable(ctx.tenant).querier(range.start, range.end);
+  const q = await deps.queryable(ctx.tenant, ctx.signal).querier(range.start, range.end);
   try {
     return await fn(q);
   } finally {

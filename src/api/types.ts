@@ -66,8 +66,8 @@ export interface Engines {
 }
 
 export interface PrometheusApiDeps {
-  /** The storage of one tenant. */
-  readonly queryable: (tenant: string) => Queryable;
+  /** The storage of one tenant; `signal` (the request's) cancels what its queriers start. */
+  readonly queryable: (tenant: string, signal?: AbortSignal) => Queryable;
   readonly engines: Engines;
   readonly metadata?: MetadataSource;
   readonly exemplars?: ExemplarSource;

@@ -13,6 +13,7 @@ import type {
   WireUserStats,
 } from '../ingester/index.js';
 import { RpcError } from '../runtime/index.js';
+import type { Labels } from '../model/index.js';
 import { encodePushBatch, type PushBatch } from '../ingester/index.js';
 import { toPlainWriteRequest, type PlainWriteRequest } from './write_request_build.js';
 import { decodeWriteRequest } from './write_request_decode.js';
@@ -72,6 +73,10 @@ export class FakeIngesters implements IngesterClient {
     const b = this.behaviour.get(addr) ?? { kind: 'ok' };
     if (b.kind === 'fail') return Promise.reject(b.error);
     return Promise.resolve(this.stats.get(addr) ?? []);
+  }
+
+  seriesLabels(): Promise<Labels[]> {
+    return Promise.reject(new RpcError('unimplemented', 'fake ingester: seriesLabels'));
   }
 
   metricsMetadata(): Promise<WireMetricMetadata[]> {

@@ -7,6 +7,7 @@ import {
   type MetricMetadata,
   type WriteRequestData,
 } from '../distributor/index.js';
+import type { Labels } from '../model/index.js';
 import type { Transport } from '../runtime/index.js';
 import { PROTOBUF_CONTENT_TYPE, jsonBody, parseJsonBody } from '../runtime/index.js';
 import type { PushSource } from './tenant_dbs.js';
@@ -14,12 +15,14 @@ import {
   INGESTER_ALL_USER_STATS,
   INGESTER_LABEL_NAMES,
   INGESTER_LABEL_VALUES,
+  INGESTER_METRICS_FOR_LABEL_MATCHERS,
   INGESTER_METRICS_METADATA,
   INGESTER_PUSH,
   INGESTER_QUERY_STREAM,
   INGESTER_USER_STATS,
   PUSH_SOURCE_HEADER,
   TENANT_RPC_HEADER,
+  decodeSeriesLabels,
   decodeSeriesSamples,
   parseWireMetadata,
   type LabelNamesRequest,
@@ -71,6 +74,13 @@ export interface IngesterClient {
     req: QueryRequest,
     opts?: IngesterCallOptions,
   ): Promise<SeriesSamples[]>;
+  /** Labels of the series matching `req` with a sample in its range (no samples moved). */
+  seriesLabels(
+    addr: string,
+    tenant: string,
+    req: QueryRequest,
+    opts?: IngesterCallOptions,
+  ): Promise<Labels[]>;
   labelNames(
     addr: string,
     tenant: string,
@@ -128,6 +138,17 @@ export class TransportIngesterClient implements IngesterClient {
       opts,
     );
     return decodeSeriesSamples(res.body);
+  }
+
+  async seriesLabels(
+    addr: string,
+    tenant: string,
+    req: QueryRequest,
+    opts: IngesterCallOptions = {},
+  ): Promise<Labels[]> {
+    return decodeSeriesLabels(
+      await this.json(INGESTER_METRICS_FOR_LABEL_MATCHERS, addr, tenant, req, opts),
+    );
   }
 
   labelNames(

@@ -214,6 +214,36 @@ describe('Ingester: RPC push and queries', () => {
     await h.ingester.stop();
   });
 
+  it('answers MetricsForLabelMatchers with the labels of series that have a sample in range', async () => {
+    const h = await started();
+    await h.client.push(
+      INGESTER_ADDR,
+      't1',
+      batch(
+        series('up', { job: 'b' }, [START, 1]),
+        series('up', { job: 'a' }, [START + HOUR, 1]),
+        series('down', {}, [START, 0]),
+      ),
+      'api',
+    );
+    const names = async (tenant: string, start: number, end: number): Promise<string[]> =>
+      (
+        await h.client.seriesLabels(INGESTER_ADDR, tenant, {
+          start,
+          end,
+          matchers: toWireMatchers([Matcher.equal('__name__', 'up')]),
+        })
+      ).map((l) => l.toString());
+    expect(await names('t1', START, START + HOUR)).toEqual([
+      '{__name__="up", job="a"}',
+      '{__name__="up", job="b"}',
+    ]);
+    expect(await names('t1', START + 1, START + HOUR)).toEqual(['{__name__="up", job="a"}']);
+    expect(await names('t2', START, START + HOUR)).toEqual([]);
+    expect(h.ingester.dbs.tenantIds()).toEqual(['t1']);
+    await h.ingester.stop();
+  });
+
   it('keeps pushed metric metadata per tenant for the retain period, without a database', async () => {
     const h = await started({ config: { metadataRetainPeriodMs: 10 * 60_000 } });
     const up = { metricFamilyName: 'up', type: 2, help: 'Up.', unit: '' };

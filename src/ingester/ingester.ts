@@ -5,7 +5,7 @@
 // both share (when pushes and queries are refused, and what they read and write).
 import { Counter, Gauge, Histogram } from 'prom-client';
 import { discardedMetrics, type MetricMetadata } from '../distributor/index.js';
-import type { Matcher } from '../model/index.js';
+import type { Labels, Matcher } from '../model/index.js';
 import { formatDuration } from '../config/index.js';
 import { Lifecycler, type LifecyclerConfig, type ReadRing } from '../ring/index.js';
 import type {
@@ -401,6 +401,34 @@ export class Ingester extends BasicService {
     }
     this.metrics.queriedSeries.observe(out.length);
     this.metrics.queriedSamples.observe(samples);
+    return out;
+  }
+
+  /**
+   * The labels of `tenant`'s series matching `matchers` with a sample in [start, end], sorted
+   * (Cortex's MetricsForLabelMatchers: the series API without moving samples).
+   */
+  async seriesLabels(
+    tenant: string,
+    start: number,
+    end: number,
+    matchers: readonly Matcher[],
+    signal?: AbortSignal,
+  ): Promise<Labels[]> {
+    this.checkRunning();
+    this.metrics.queries.inc();
+    const db = this.dbs.get(tenant);
+    if (db === undefined || start > end) return [];
+    const out: Labels[] = [];
+    for (const s of await db.select(matchers, start, end)) {
+      if (signal?.aborted === true) throw new RpcError('aborted', 'query aborted');
+      const it = s.iterator();
+      const has = it.next() !== ValueType.None;
+      const err = it.err();
+      if (err !== null) throw err;
+      if (has) out.push(s.labels);
+    }
+    this.metrics.queriedSeries.observe(out.length);
     return out;
   }
 

@@ -25,12 +25,14 @@ import {
   INGESTER_ALL_USER_STATS,
   INGESTER_LABEL_NAMES,
   INGESTER_LABEL_VALUES,
+  INGESTER_METRICS_FOR_LABEL_MATCHERS,
   INGESTER_METRICS_METADATA,
   INGESTER_PUSH,
   INGESTER_QUERY_STREAM,
   INGESTER_USER_STATS,
   PUSH_SOURCE_HEADER,
   TENANT_RPC_HEADER,
+  encodeSeriesLabels,
   encodeSeriesSamples,
   fromWireMatchers,
   type WireMetricMetadata,
@@ -74,6 +76,19 @@ export function registerIngesterRpc(transport: Transport, ingester: Ingester): v
       signal,
     );
     return { body: encodeSeriesSamples(series), contentType: PROTOBUF_CONTENT_TYPE };
+  });
+
+  transport.handle(INGESTER_METRICS_FOR_LABEL_MATCHERS, async (req, signal) => {
+    const tenant = rpcTenant(req);
+    const q = jsonRequest(req);
+    const series = await ingester.seriesLabels(
+      tenant,
+      numberField(q, 'start'),
+      numberField(q, 'end'),
+      fromWireMatchers(q['matchers']),
+      signal,
+    );
+    return jsonBody(encodeSeriesLabels(series));
   });
 
   transport.handle(INGESTER_LABEL_NAMES, async (req) => {

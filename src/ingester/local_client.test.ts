@@ -24,6 +24,7 @@ function recordingRemote(calls: string[]): IngesterClient {
     userStats: reject('userStats'),
     allUserStats: reject('allUserStats'),
     metricsMetadata: reject('metricsMetadata'),
+    seriesLabels: reject('seriesLabels'),
   };
 }
 

@@ -1,6 +1,7 @@
 // The single binary's shortcut: a distributor pushing to the ingester of its own process
 // hands it the decoded batch directly (no protobuf encode, no decode, no deadline: the call
 // cannot be lost on a network); everything else goes through the given client.
+import type { Labels } from '../model/index.js';
 import type { PushSource } from './tenant_dbs.js';
 import type { IngesterCallOptions, IngesterClient, PushBatch } from './client.js';
 import type { Ingester } from './ingester.js';
@@ -42,6 +43,15 @@ export class LocalFirstIngesterClient implements IngesterClient {
     opts?: IngesterCallOptions,
   ): Promise<SeriesSamples[]> {
     return this.remote.queryStream(addr, tenant, req, opts);
+  }
+
+  seriesLabels(
+    addr: string,
+    tenant: string,
+    req: QueryRequest,
+    opts?: IngesterCallOptions,
+  ): Promise<Labels[]> {
+    return this.remote.seriesLabels(addr, tenant, req, opts);
   }
 
   labelNames(

@@ -12,6 +12,7 @@ export const INGESTER_LABEL_VALUES = 'ingester.LabelValues';
 export const INGESTER_USER_STATS = 'ingester.UserStats';
 export const INGESTER_ALL_USER_STATS = 'ingester.AllUserStats';
 export const INGESTER_METRICS_METADATA = 'ingester.MetricsMetadata';
+export const INGESTER_METRICS_FOR_LABEL_MATCHERS = 'ingester.MetricsForLabelMatchers';
 
 /** Header naming who produced a push (`api` or `rule`); absent means `api`. */
 export const PUSH_SOURCE_HEADER = 'x-strata-push-source';
@@ -206,5 +207,28 @@ export function parseWireMetadata(value: unknown): WireMetricMetadata[] {
     )
       throw new RpcError('internal', `metadata answer entry ${i} is malformed`);
     return { metricFamilyName: o.metricFamilyName, type: o.type, help: o.help, unit: o.unit };
+  });
+}
+
+/** `ingester.MetricsForLabelMatchers` answer: each series' labels as a flat sorted list. */
+export function encodeSeriesLabels(series: readonly Labels[]): string[][] {
+  return series.map((labels) => {
+    const flat: string[] = [];
+    labels.forEach((n, v) => flat.push(n, v));
+    return flat;
+  });
+}
+
+/** Reads an `ingester.MetricsForLabelMatchers` answer; anything malformed is `internal`. */
+export function decodeSeriesLabels(value: unknown): Labels[] {
+  if (!Array.isArray(value)) throw new RpcError('internal', 'series answer is not a list');
+  return value.map((flat: unknown, i) => {
+    if (!Array.isArray(flat) || !flat.every((s) => typeof s === 'string'))
+      throw new RpcError('internal', `series answer entry ${i} is not a list of strings`);
+    try {
+      return Labels.fromSortedFlat(flat as string[]);
+    } catch (err) {
+      throw new RpcError('internal', `series answer entry ${i}: ${(err as Error).message}`);
+    }
   });
 }

@@ -112,6 +112,17 @@ export class FakeIngesterClient implements IngesterClient {
     });
   }
 
+  seriesLabels(
+    addr: string,
+    tenant: string,
+    req: QueryRequest,
+    opts?: { signal?: AbortSignal },
+  ): Promise<Labels[]> {
+    return this.answer('seriesLabels', addr, tenant, req, opts?.signal, (ing) =>
+      this.inRange(ing, tenant, req).map((s) => s.labels),
+    );
+  }
+
   labelNames(
     addr: string,
     tenant: string,

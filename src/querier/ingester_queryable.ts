@@ -7,7 +7,7 @@
  */
 import type { MetricMetadata as ApiMetricMetadata } from '../api/index.js';
 import { metricTypeName } from '../distributor/index.js';
-import { compareGoStrings, type Matcher } from '../model/index.js';
+import { Labels, compareGoStrings, type Matcher } from '../model/index.js';
 import { toWireMatchers, type IngesterClient, type SeriesSamples } from '../ingester/index.js';
 import {
   StorageError,
@@ -59,7 +59,7 @@ export class IngesterQueryable {
 
   /**
    * Merged, de-duplicated series of `tenant` matching `matchers` with samples in
-   * [start, end], sorted by labels. `clampToWindow` applies the query-ingesters-within start.
+   * [start, end], sorted by labels; the start is clamped to query_ingesters_within.
    */
   async select(
     tenant: string,
@@ -67,11 +67,10 @@ export class IngesterQueryable {
     start: number,
     end: number,
     signal?: AbortSignal,
-    clampToWindow = true,
   ): Promise<SeriesSamples[]> {
     if (!this.shouldQueryIngesters(end)) return [];
     let from = start;
-    if (clampToWindow && this.config.queryIngestersWithinMs > 0) {
+    if (this.config.queryIngestersWithinMs > 0) {
       from = Math.max(from, this.deps.clock.now() - this.config.queryIngestersWithinMs);
       if (from > end) return [];
     }
@@ -83,6 +82,30 @@ export class IngesterQueryable {
       signal,
     );
     return mergeSeriesSets(answers);
+  }
+
+  /**
+   * The sorted, de-duplicated labels of `tenant`'s series matching `matchers` with a sample in
+   * [start, end] (Cortex's MetricsForLabelMatchers): what the series API needs, without
+   * moving samples. Not clamped to query_ingesters_within, as in Cortex.
+   */
+  async seriesLabels(
+    tenant: string,
+    matchers: readonly Matcher[],
+    start: number,
+    end: number,
+    signal?: AbortSignal,
+  ): Promise<Labels[]> {
+    if (!this.shouldQueryIngesters(end)) return [];
+    const req = { start, end, matchers: toWireMatchers(matchers) };
+    const answers = await this.fanOut(
+      'Distributor.MetricsForLabelMatchers',
+      (inst, callSignal) =>
+        this.deps.client.seriesLabels(inst.addr, tenant, req, this.callOptions(callSignal)),
+      signal,
+    );
+    const all = answers.flat().sort(Labels.compare);
+    return all.filter((l, i) => i === 0 || !l.equals(all[i - 1] as Labels));
   }
 
   async labelNames(
@@ -227,22 +250,25 @@ class IngesterQuerier implements StorageQuerier {
   ) {}
 
   async select(matchers: readonly Matcher[], hints?: SelectHints): Promise<StorageSeries[]> {
-    // The series API only needs labels: like Cortex, it is not narrowed to the ingesters'
-    // window, or older ranges would list nothing.
-    const metadataOnly = hints?.func === 'series';
-    const start = hints !== undefined && !metadataOnly ? hints.start : this.mint;
-    const end = hints !== undefined && !metadataOnly ? hints.end : this.maxt;
-    const series = await this.source.select(
-      this.tenant,
-      matchers,
-      start,
-      end,
-      hints?.signal ?? this.signal,
-      !metadataOnly,
-    );
-    const limited =
-      hints?.limit !== undefined && hints.limit > 0 ? series.slice(0, hints.limit) : series;
-    return limited.map(toStorageSeries);
+    const signal = hints?.signal ?? this.signal;
+    const limit = (n: number): number =>
+      hints?.limit !== undefined && hints.limit > 0 ? Math.min(hints.limit, n) : n;
+    if (hints?.func === 'series') {
+      // The series API only needs labels: asked for without samples and, as in Cortex, not
+      // narrowed to the ingesters' window, or older ranges would list nothing.
+      const labels = await this.source.seriesLabels(
+        this.tenant,
+        matchers,
+        this.mint,
+        this.maxt,
+        signal,
+      );
+      return labels.slice(0, limit(labels.length)).map((l) => toStorageSeries(labelsOnly(l)));
+    }
+    const start = hints !== undefined ? hints.start : this.mint;
+    const end = hints !== undefined ? hints.end : this.maxt;
+    const series = await this.source.select(this.tenant, matchers, start, end, signal);
+    return series.slice(0, limit(series.length)).map(toStorageSeries);
   }
 
   labelNames(matchers: readonly Matcher[]): Promise<string[]> {
@@ -256,4 +282,11 @@ class IngesterQuerier implements StorageQuerier {
   close(): Promise<void> {
     return Promise.resolve();
   }
+}
+
+const NO_SAMPLES = new Float64Array(0);
+
+/** A series with no samples (what the series API reads). */
+function labelsOnly(labels: Labels): SeriesSamples {
+  return { labels, timestamps: NO_SAMPLES, values: NO_SAMPLES };
 }

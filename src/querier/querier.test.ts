@@ -359,6 +359,8 @@ describe('query API over the ingesters', () => {
       tenantHeaders('team-a'),
     );
     expect(await series.text()).toBe('{"status":"success","data":[{"__name__":"up","job":"api"}]}');
+    // Labels only: the ingesters are asked for series, never for their samples.
+    expect(new Set(client.calls.map((c) => c.method))).toEqual(new Set(['seriesLabels']));
     const labels = await fetch(`${base}/prometheus/api/v1/labels`, tenantHeaders('team-a'));
     expect(await labels.text()).toBe('{"status":"success","data":["__name__","job"]}');
     const values = await fetch(
@@ -366,6 +368,14 @@ describe('query API over the ingesters', () => {
       tenantHeaders('team-a'),
     );
     expect(await values.text()).toBe('{"status":"success","data":["reqs","up"]}');
+    // A series only older than the ingesters' window is still listed (not clamped).
+    client.add('ing-a', 'team-a', L('__name__', 'old'), [[NOW - 120 * MIN, 1]]);
+    client.add('ing-b', 'team-a', L('__name__', 'old'), [[NOW - 120 * MIN, 1]]);
+    const old = await fetch(
+      `${base}/prometheus/api/v1/series?match[]=old&start=${(NOW - 180 * MIN) / 1000}&end=${NOW / 1000}`,
+      tenantHeaders('team-a'),
+    );
+    expect(await old.text()).toBe('{"status":"success","data":[{"__name__":"old"}]}');
   });
 
   it('reports too many failed ingesters as a 500 internal error', async () => {

@@ -21,7 +21,7 @@ const DESCRIPTION = "The tenant's realtime ingestion rate and series count (JSON
 
 export function registerQuerierRoutes(http: HttpServer, querier: Querier): void {
   registerPrometheusApi(http, {
-    queryable: (tenant) => querier.queryable(tenant),
+    queryable: (tenant, signal) => querier.queryable(tenant, signal),
     engines: querier.engines,
     buildInfo: querier.deps.buildInfo,
     clock: querier.deps.clock,
