@@ -226,7 +226,7 @@ export function decodeSeriesLabels(value: unknown): Labels[] {
     if (!Array.isArray(flat) || !flat.every((s) => typeof s === 'string'))
       throw new RpcError('internal', `series answer entry ${i} is not a list of strings`);
     try {
-      return Labels.fromSortedFlat(flat as string[]);
+      return Labels.fromSortedFlat(flat);
     } catch (err) {
       throw new RpcError('internal', `series answer entry ${i}: ${(err as Error).message}`);
     }

@@ -104,7 +104,7 @@ export class IngesterQueryable {
         this.deps.client.seriesLabels(inst.addr, tenant, req, this.callOptions(callSignal)),
       signal,
     );
-    const all = answers.flat().sort(Labels.compare);
+    const all = answers.flat().sort((a, b) => Labels.compare(a, b));
     return all.filter((l, i) => i === 0 || !l.equals(all[i - 1] as Labels));
   }
 
