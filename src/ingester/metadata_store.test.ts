@@ -1,26 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { MetricMetadata } from '../distributor/index.js';
 import { newMetricsRegistry, type MetricsRegistry } from '../runtime/index.js';
-import { MetadataStore, type MetadataLimits } from './metadata_store.js';
-
-class Limits implements MetadataLimits {
-  perUser = 8000;
-  perMetric = 10;
-  globalPerUser = 0;
-  globalPerMetric = 0;
-  maxMetadataPerUser(): number {
-    return this.perUser;
-  }
-  maxMetadataPerMetric(): number {
-    return this.perMetric;
-  }
-  maxGlobalMetadataPerUser(): number {
-    return this.globalPerUser;
-  }
-  maxGlobalMetadataPerMetric(): number {
-    return this.globalPerMetric;
-  }
-}
+import { HarnessLimits } from './ingester_harness.testing.js';
+import { MetadataStore } from './metadata_store.js';
 
 const md = (name: string, help = `${name} help`, type = 1, unit = ''): MetricMetadata => ({
   metricFamilyName: name,
@@ -35,7 +17,7 @@ async function value(registry: MetricsRegistry, name: string, labels: string): P
   return line === undefined ? 0 : Number(line.split(' ')[1]);
 }
 
-function newStore(limits = new Limits(), instances = 3, rf = 3) {
+function newStore(limits = new HarnessLimits(), instances = 3, rf = 3) {
   const registry = newMetricsRegistry();
   const store = new MetadataStore(
     limits,
@@ -75,9 +57,9 @@ describe('MetadataStore', () => {
   });
 
   it('refuses new families over the per-user limit and new entries over the per-metric limit', async () => {
-    const limits = new Limits();
-    limits.perUser = 2;
-    limits.perMetric = 2;
+    const limits = new HarnessLimits();
+    limits.metadataPerUser = 2;
+    limits.metadataPerMetric = 2;
     const { store, registry } = newStore(limits);
     store.add('t', [md('a'), md('b')], 0);
     const refused = store.add('t', [md('c'), md('a', 'x'), md('a', 'y'), md('a')], 0);
@@ -109,19 +91,19 @@ describe('MetadataStore', () => {
   });
 
   it('converts global limits to this ingester’s share and takes the smaller non-zero one', () => {
-    const limits = new Limits();
-    limits.perUser = 0;
-    limits.perMetric = 0;
-    limits.globalPerUser = 10;
-    limits.globalPerMetric = 4;
+    const limits = new HarnessLimits();
+    limits.metadataPerUser = 0;
+    limits.metadataPerMetric = 0;
+    limits.globalMetadataPerUser = 10;
+    limits.globalMetadataPerMetric = 4;
     // 10 ingesters, RF 3: 10 / 10 * 3 = 3 families, 4 / 10 * 3 = 1 per metric.
     const { store } = newStore(limits, 10, 3);
     expect(store.localMetadataPerUser('t')).toBe(3);
     expect(store.localMetadataPerMetric('t')).toBe(1);
-    limits.perUser = 2;
+    limits.metadataPerUser = 2;
     expect(store.localMetadataPerUser('t')).toBe(2);
-    limits.perUser = 0;
-    limits.globalPerUser = 0;
+    limits.metadataPerUser = 0;
+    limits.globalMetadataPerUser = 0;
     expect(store.localMetadataPerUser('t')).toBe(0);
     store.add('t', [md('a'), md('a', 'other'), md('b'), md('c')], 0);
     expect(store.metadata('t')).toEqual([md('a'), md('b'), md('c')]);
