@@ -229,6 +229,11 @@ export class Head implements PostingsSource {
 
   /** Closes the WAL and the WBL. */
   async close(): Promise<void> {
+    // Label sets outlive the head (a distributor's label cache keeps them): their hints must
+    // not keep this head's series, and chunks, alive.
+    for (const stripe of this.stripes)
+      for (const series of stripe.byRef.values())
+        if (series.labels.seriesHint === series) series.labels.seriesHint = undefined;
     await this.wal?.close();
     await this.wblLog?.close();
   }

@@ -303,6 +303,10 @@ describe('head appender', () => {
     expect(ref2).not.toBe(ref1);
     expect(one.seriesByLabels(labels)?.ref).toBe(ref2);
     expect(one.seriesByLabels(seriesLabels(7))?.ref).toBe(ref2);
+    // A closed head lets go of the series its label sets hinted at.
+    expect(labels.seriesHint).toBe(one.seriesByRef(ref2));
+    await one.close();
+    expect(labels.seriesHint).toBeUndefined();
   });
 
   it('refuses bad configuration and bad input with the value in the message', () => {
