@@ -192,6 +192,18 @@ describe('decodeWriteRequest with a SeriesLabelsCache', () => {
     expect(cache.size).toBe(2);
   });
 
+  it('hits the same entries for a body that does not start on a word boundary', () => {
+    const cache = new SeriesLabelsCache({ maxEntries: 16 });
+    const body = request([up]);
+    const first = decodeWriteRequest(body, cache).series[0]?.labels;
+    for (const pad of [1, 2, 3]) {
+      const shifted = new Uint8Array(body.length + pad);
+      shifted.set(body, pad);
+      expect(decodeWriteRequest(shifted.subarray(pad), cache).series[0]?.labels).toBe(first);
+    }
+    expect(cache.size).toBe(1);
+  });
+
   it('copies a cached array before adding labels sent after the samples', () => {
     const cache = new SeriesLabelsCache({ maxEntries: 16 });
     const cached = decodeWriteRequest(request([up]), cache).series[0]?.labels;

@@ -70,6 +70,8 @@ function hashBytes(buf: Uint8Array, words: Uint32Array, start: number, end: numb
  * the hash only has to be consistent within a process). A buffer not on a 4-byte boundary is
  * copied once so that the view can exist.
  */
+const NO_WORDS = new Uint32Array(0);
+
 function wordView(buf: Uint8Array): Uint32Array {
   const aligned = (buf.byteOffset & 3) === 0 ? buf : buf.slice();
   return new Uint32Array(aligned.buffer, aligned.byteOffset, aligned.byteLength >>> 2);
@@ -90,7 +92,8 @@ class WriteRequestDecoder {
     private readonly cache: SeriesLabelsCache | undefined,
   ) {
     this.r = new ProtoReader(buf);
-    this.words = wordView(buf);
+    // Only the label cache's hash reads words.
+    this.words = cache === undefined ? NO_WORDS : wordView(buf);
     this.strings = new StringInterner(buf);
   }
 
