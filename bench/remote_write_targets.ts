@@ -9,6 +9,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { SERVER_NODE_FLAGS } from '../src/cli/index.js';
 
 export const PROMETHEUS_BIN = '/usr/bin/prometheus';
 
@@ -152,6 +153,8 @@ export async function startStrata(opts: StrataTargetOptions = {}): Promise<Targe
     'strata',
     process.execPath,
     [
+      // As `npm start` and the `strata` bin run it.
+      ...SERVER_NODE_FLAGS,
       ...(opts.nodeArgs ?? []),
       main,
       'serve',

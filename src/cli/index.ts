@@ -3,3 +3,4 @@
  * It must never hold behaviour of its own beyond argument routing and usage text.
  */
 export { runCli, type CliIO } from './run.js';
+export { SERVER_NODE_FLAGS } from './node_flags.js';

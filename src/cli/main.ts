@@ -1,7 +1,8 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --max-semi-space-size=64
 /**
  * The `strata` command. Subcommands: serve (default), sim, tools, conformance, bench.
- * This file only binds the process to the dispatcher in run.ts.
+ * This file only binds the process to the dispatcher in run.ts. The shebang carries the
+ * server's Node flags (SERVER_NODE_FLAGS in node_flags.ts; `env -S` splits them).
  */
 import { runCli } from './run.js';
 
