@@ -7,6 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SERVER_NODE_FLAGS } from '../src/cli/index.js';
 import { parse as parseYaml } from 'yaml';
 import {
   ensureBuilt,
@@ -18,18 +19,26 @@ import {
 
 beforeAll(() => ensureBuilt(), 300_000);
 
-/** The arguments `npm start` passes, read from package.json so the test follows it. */
-function npmStartArgs(): string[] {
+/**
+ * The Node flags and the arguments `npm start` passes, read from package.json so the test
+ * follows it: `node [--node-flag ...] dist/src/cli/main.js <args>`.
+ */
+function npmStart(): { nodeArgs: string[]; args: string[] } {
   const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as {
     scripts: Record<string, string>;
   };
   const words = pkg.scripts['start']!.split(/\s+/);
-  expect(words.slice(0, 2)).toEqual(['node', 'dist/src/cli/main.js']);
-  return words
-    .slice(2)
-    .map((w) =>
-      w.replace(/^(-config\.file=)(.*)$/, (_, f: string, p: string) => f + join(REPO_ROOT, p)),
-    );
+  const script = words.indexOf('dist/src/cli/main.js');
+  if (words[0] !== 'node' || script < 1)
+    throw new Error(`npm start is not "node [flags] dist/src/cli/main.js ...": ${words.join(' ')}`);
+  return {
+    nodeArgs: words.slice(1, script),
+    args: words
+      .slice(script + 1)
+      .map((w) =>
+        w.replace(/^(-config\.file=)(.*)$/, (_, f: string, p: string) => f + join(REPO_ROOT, p)),
+      ),
+  };
 }
 
 /** Every leaf path of a YAML mapping, e.g. `server.http_listen_port`. */
@@ -44,7 +53,8 @@ describe('single binary (npm start configuration)', () => {
   let strata: StrataProcess;
 
   beforeAll(async () => {
-    strata = await startStrata(npmStartArgs());
+    const { nodeArgs, args } = npmStart();
+    strata = await startStrata(args, { nodeArgs });
     const status = await waitFor200(`${strata.url}/ready`, 30_000);
     if (status !== 200)
       throw new Error(`/ready never answered 200 (last ${status}):\n${strata.output()}`);
@@ -58,6 +68,11 @@ describe('single binary (npm start configuration)', () => {
   it('answers /ready with 200', async () => {
     const res = await fetch(`${strata.url}/ready`);
     expect(res.status).toBe(200);
+  });
+
+  it('runs with the server’s Node flags, as npm start passes them', () => {
+    const cmdline = readFileSync(`/proc/${strata.proc.pid}/cmdline`, 'utf8').split('\0');
+    for (const flag of SERVER_NODE_FLAGS) expect(cmdline).toContain(flag);
   });
 
   it('shows in /config?mode=diff exactly the keys the single-process config sets', async () => {

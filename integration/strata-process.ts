@@ -47,6 +47,8 @@ export interface StartStrataOptions {
   /** Listen on these ports instead of fresh free ones (a restart on the same address). */
   readonly httpPort?: number;
   readonly grpcPort?: number;
+  /** Node flags before the script (what `npm start` passes). */
+  readonly nodeArgs?: readonly string[];
 }
 
 /** Runs `strata <args>` in a fresh temp working directory with its HTTP port on loopback. */
@@ -60,6 +62,7 @@ export async function startStrata(
   const proc = spawn(
     process.execPath,
     [
+      ...(opts.nodeArgs ?? []),
       STRATA_BIN,
       ...args,
       '-server.http-listen-address=127.0.0.1',

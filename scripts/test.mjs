@@ -4,6 +4,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { summarize } from './summary.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const resultsFile = join(root, '.vitest-results.json');
@@ -35,17 +36,8 @@ if (!existsSync(resultsFile)) {
   finish('0 passed, 1 failed', 1, 'vitest wrote no JSON results');
 }
 const results = JSON.parse(readFileSync(resultsFile, 'utf8'));
-const passed = results.numPassedTests ?? 0;
-// Suites that fail to load contribute no test results; count each as a failure so a broken
-// file can never look like a smaller green run.
-const failedSuites = (results.testResults ?? []).filter(
-  (s) => s.status === 'failed' && (s.assertionResults ?? []).length === 0,
-).length;
-const failed = (results.numFailedTests ?? 0) + failedSuites;
-const skipped = (results.numPendingTests ?? 0) + (results.numTodoTests ?? 0);
-let line = `${passed} passed, ${failed} failed`;
-if (skipped > 0) line += `, ${skipped} skipped`;
-const ok = vitest.status === 0 && failed === 0 && passed > 0;
+const { line, green } = summarize(results);
+const ok = vitest.status === 0 && green;
 finish(line, ok ? 0 : 1);
 
 function finish(summary, code, reason) {
