@@ -19,7 +19,7 @@ import type {
 } from '../runtime/index.js';
 import { RpcError } from '../runtime/index.js';
 import { BasicService } from '../services/index.js';
-import { ValueType } from '../tsdb/index.js';
+import { ValueType, type DBSeries } from '../tsdb/index.js';
 import { SeriesLimitError } from './errors.js';
 import { registerIngesterRpc } from './ingester_rpc.js';
 import {
@@ -372,13 +372,9 @@ export class Ingester extends BasicService {
     matchers: readonly Matcher[],
     signal?: AbortSignal,
   ): Promise<SeriesSamples[]> {
-    this.checkRunning();
-    this.metrics.queries.inc();
-    const db = this.dbs.get(tenant);
-    if (db === undefined || start > end) return [];
     const out: SeriesSamples[] = [];
     let samples = 0;
-    for (const s of await db.select(matchers, start, end)) {
+    for (const s of await this.selectForQuery(tenant, start, end, matchers)) {
       if (signal?.aborted === true) throw new RpcError('aborted', 'query aborted');
       const ts: number[] = [];
       const vs: number[] = [];
@@ -415,12 +411,8 @@ export class Ingester extends BasicService {
     matchers: readonly Matcher[],
     signal?: AbortSignal,
   ): Promise<Labels[]> {
-    this.checkRunning();
-    this.metrics.queries.inc();
-    const db = this.dbs.get(tenant);
-    if (db === undefined || start > end) return [];
     const out: Labels[] = [];
-    for (const s of await db.select(matchers, start, end)) {
+    for (const s of await this.selectForQuery(tenant, start, end, matchers)) {
       if (signal?.aborted === true) throw new RpcError('aborted', 'query aborted');
       const it = s.iterator();
       const has = it.next() !== ValueType.None;
@@ -430,6 +422,20 @@ export class Ingester extends BasicService {
     }
     this.metrics.queriedSeries.observe(out.length);
     return out;
+  }
+
+  /** A query RPC's series of `tenant` (none without a database: queries never create one). */
+  private async selectForQuery(
+    tenant: string,
+    start: number,
+    end: number,
+    matchers: readonly Matcher[],
+  ): Promise<DBSeries[]> {
+    this.checkRunning();
+    this.metrics.queries.inc();
+    const db = this.dbs.get(tenant);
+    if (db === undefined || start > end) return [];
+    return db.select(matchers, start, end);
   }
 
   /** Label names among `tenant`'s series matching `matchers` (all when empty) in [start, end]. */

@@ -65,29 +65,26 @@ export function registerIngesterRpc(transport: Transport, ingester: Ingester): v
     return { body: EMPTY, contentType: PROTOBUF_CONTENT_TYPE };
   });
 
-  transport.handle(INGESTER_QUERY_STREAM, async (req, signal) => {
-    const tenant = rpcTenant(req);
+  /** The tenant and the `{start, end, matchers}` of a series request (QueryRequest). */
+  const seriesRequest = (req: RpcRequest) => {
     const q = jsonRequest(req);
-    const series = await ingester.queryStream(
-      tenant,
-      numberField(q, 'start'),
-      numberField(q, 'end'),
-      fromWireMatchers(q['matchers']),
-      signal,
-    );
+    return {
+      tenant: rpcTenant(req),
+      start: numberField(q, 'start'),
+      end: numberField(q, 'end'),
+      matchers: fromWireMatchers(q['matchers']),
+    };
+  };
+
+  transport.handle(INGESTER_QUERY_STREAM, async (req, signal) => {
+    const { tenant, start, end, matchers } = seriesRequest(req);
+    const series = await ingester.queryStream(tenant, start, end, matchers, signal);
     return { body: encodeSeriesSamples(series), contentType: PROTOBUF_CONTENT_TYPE };
   });
 
   transport.handle(INGESTER_METRICS_FOR_LABEL_MATCHERS, async (req, signal) => {
-    const tenant = rpcTenant(req);
-    const q = jsonRequest(req);
-    const series = await ingester.seriesLabels(
-      tenant,
-      numberField(q, 'start'),
-      numberField(q, 'end'),
-      fromWireMatchers(q['matchers']),
-      signal,
-    );
+    const { tenant, start, end, matchers } = seriesRequest(req);
+    const series = await ingester.seriesLabels(tenant, start, end, matchers, signal);
     return jsonBody(encodeSeriesLabels(series));
   });
 
