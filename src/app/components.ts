@@ -41,6 +41,7 @@ export function distributorService(ctx: StrataContext): Service {
       remoteTimeoutMs: d.remote_timeout,
       extendWrites: d.extend_writes,
       maxRecvMsgSize: d.max_recv_msg_size,
+      seriesLabelsCacheEntries: d.series_labels_cache_size,
       haTracker: {
         enabled: d.ha_tracker.enable_ha_tracker,
         updateTimeoutMs: d.ha_tracker.ha_tracker_update_timeout,

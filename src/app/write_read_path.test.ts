@@ -294,6 +294,43 @@ describe('the write and read path by -target', () => {
     expect(await metadata('team-b')).toEqual({ status: 'success', data: {} });
   });
 
+  it('sizes the distributor label cache by -distributor.series-labels-cache-size and reports its hits', async () => {
+    const lookups = async (size: number | undefined): Promise<string[]> => {
+      const c = cluster();
+      const node = await startNode(
+        c,
+        'strata',
+        nodeConfig('all', (cfg) => {
+          cfg.ingester.lifecycler.ring.replication_factor = 1;
+          cfg.auth_enabled = false;
+          if (size !== undefined) cfg.distributor.series_labels_cache_size = size;
+        }),
+      );
+      await c.clock.advance(0);
+      for (const t of [T0, T0 + 15_000]) {
+        const res = await request(
+          node,
+          'POST',
+          '/api/v1/push',
+          pushBody([series('up', 'a', [[t, 1]]), series('up', 'b', [[t, 1]])]),
+          PUSH_HEADERS,
+        );
+        expect(res.status, res.text).toBe(200);
+      }
+      const metrics = await request(node, 'GET', '/metrics');
+      return metrics.text
+        .split('\n')
+        .filter((l) => l.startsWith('strata_distributor_series_labels_cache_'));
+    };
+    // The second push finds both series of the first.
+    expect(await lookups(undefined)).toEqual([
+      'strata_distributor_series_labels_cache_lookups_total{result="hit"} 2',
+      'strata_distributor_series_labels_cache_lookups_total{result="miss"} 2',
+      'strata_distributor_series_labels_cache_entries 2',
+    ]);
+    expect(await lookups(0)).toEqual([]);
+  });
+
   it('the single binary pushes to and queries its own ingester; bad pushes keep the valid samples', async () => {
     const c = cluster();
     const all = await startNode(

@@ -28,6 +28,10 @@ export const distributorBlock = block(
       flag: 'distributor.max-recv-msg-size',
       help: 'Remote write API: maximum size in bytes of a push request body, after decompression.',
     }),
+    series_labels_cache_size: setting('int', 1 << 21, {
+      flag: 'distributor.series-labels-cache-size',
+      help: 'Label sets the distributor keeps to reuse when a sender pushes the same series again (two generations; about half of it must hold every active series of this distributor). 0 disables the cache.',
+    }),
     ha_tracker: block('The HA tracker: de-duplicates samples from HA pairs of Prometheus.', {
       enable_ha_tracker: setting('bool', false, {
         flag: `${HA}enable`,

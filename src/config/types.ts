@@ -68,6 +68,8 @@ export interface DistributorConfig {
   shard_by_all_labels: boolean;
   extend_writes: boolean;
   max_recv_msg_size: number;
+  /** -distributor.series-labels-cache-size: label sets kept for reuse across pushes; 0 = off. */
+  series_labels_cache_size: number;
   ha_tracker: HATrackerBlockConfig;
   ring: DistributorRingConfig;
 }

@@ -3,7 +3,7 @@
  * tenant goes through the HA tracker, validation with the tenant's limits, the ingestion rate
  * limit, sharding by token onto the ingester ring and the quorum fan-out to the ingesters.
  */
-import { Counter } from 'prom-client';
+import { Counter, Gauge } from 'prom-client';
 import type { IngesterClient, PushBatch, PushSource, WireUserStats } from '../ingester/index.js';
 import type { Overrides } from '../overrides/index.js';
 import {
@@ -150,6 +150,7 @@ export class Distributor extends BasicService {
     const cacheEntries = config.seriesLabelsCacheEntries ?? DEFAULT_SERIES_LABELS_CACHE_ENTRIES;
     this.labelsCache =
       cacheEntries > 0 ? new SeriesLabelsCache({ maxEntries: cacheEntries }) : undefined;
+    if (this.labelsCache !== undefined) registerLabelsCacheMetrics(deps.metrics, this.labelsCache);
     if (config.haTracker.enabled) {
       if (deps.haKV === undefined) throw new Error('HA tracker enabled but no HA KV store given');
       const jitterMax = config.haTracker.updateTimeoutJitterMaxMs ?? 0;
@@ -489,4 +490,36 @@ function seriesToken(tenant: string, s: SeriesData, byAll: boolean): number {
     entry.tokenByAllLabels = byAll;
   }
   return token;
+}
+
+/**
+ * The label cache's size and hit rate: a miss rate near 1 under steady load means a
+ * generation no longer holds every active series (-distributor.series-labels-cache-size).
+ * The cache counts in plain fields (its lookups are the hot path); scrapes read them. One
+ * distributor per registry is counted.
+ */
+function registerLabelsCacheMetrics(registry: MetricsRegistry, cache: SeriesLabelsCache): void {
+  const LOOKUPS = 'strata_distributor_series_labels_cache_lookups_total';
+  if (registry.getSingleMetric(LOOKUPS) !== undefined) return;
+  const reported = { hit: 0, miss: 0 };
+  new Counter({
+    name: LOOKUPS,
+    help: 'Label sets looked up in the distributor label cache, by result (hit or miss).',
+    labelNames: ['result'],
+    registers: [registry],
+    collect() {
+      this.inc({ result: 'hit' }, cache.hits - reported.hit);
+      this.inc({ result: 'miss' }, cache.misses - reported.miss);
+      reported.hit = cache.hits;
+      reported.miss = cache.misses;
+    },
+  });
+  new Gauge({
+    name: 'strata_distributor_series_labels_cache_entries',
+    help: 'Label sets held by the distributor label cache (both generations).',
+    registers: [registry],
+    collect() {
+      this.set(cache.size);
+    },
+  });
 }

@@ -76,6 +76,9 @@ export class SeriesLabelsCache {
   private current = new Map<number, CachedLabels>();
   private previous = new Map<number, CachedLabels>();
   private readonly generationSize: number;
+  /** Lookups that found their entry, and those that did not (plain counts: the hot path). */
+  hits = 0;
+  misses = 0;
   private readonly rules = new Map<string, LabelRules>();
 
   constructor(readonly config: SeriesLabelsCacheConfig) {
@@ -93,9 +96,16 @@ export class SeriesLabelsCache {
   /** The entry decoded from exactly `buf[start, end)` (hashed to `hash`). */
   lookup(hash: number, buf: Uint8Array, start: number, end: number): CachedLabels | undefined {
     const entry = this.current.get(hash);
-    if (entry !== undefined) return entry.matches(buf, start, end) ? entry : undefined;
-    const old = this.previous.get(hash);
-    if (old === undefined || !old.matches(buf, start, end)) return undefined;
+    if (entry !== undefined && entry.matches(buf, start, end)) {
+      this.hits++;
+      return entry;
+    }
+    const old = entry === undefined ? this.previous.get(hash) : undefined;
+    if (old === undefined || !old.matches(buf, start, end)) {
+      this.misses++;
+      return undefined;
+    }
+    this.hits++;
     this.previous.delete(hash);
     this.store(hash, old);
     return old;
