@@ -37,7 +37,12 @@ import { shardByMetricName, tokenForSeries } from './shard.js';
 import { DISTRIBUTOR_PUSH, servePushRpc } from './push_rpc.js';
 import { DEFAULT_SERIES_LABELS_CACHE_ENTRIES, SeriesLabelsCache } from './series_labels_cache.js';
 import { validateWriteRequest } from './validation.js';
-import type { MetricMetadata, SeriesData, WriteRequestData } from './write_request.js';
+import {
+  cachedEntryOf,
+  type MetricMetadata,
+  type SeriesData,
+  type WriteRequestData,
+} from './write_request.js';
 
 export interface DistributorConfig {
   /** `-distributor.shard-by-all-labels` (default false: tenant + metric name). */
@@ -481,7 +486,7 @@ export class Distributor extends BasicService {
 
 /** A series' sharding token, kept on its label cache entry (hashed once per tenant and mode). */
 function seriesToken(tenant: string, s: SeriesData, byAll: boolean): number {
-  const entry = s.cached?.flat === s.labels ? s.cached : undefined;
+  const entry = cachedEntryOf(s);
   if (entry?.tokenTenant === tenant && entry.tokenByAllLabels === byAll) return entry.token;
   const token = tokenForSeries(tenant, s.labels, byAll);
   if (entry !== undefined) {

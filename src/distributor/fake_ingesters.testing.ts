@@ -8,12 +8,12 @@ import type {
   IngesterClient,
   PushSource,
   SeriesSamples,
-  WireMetricMetadata,
   WireTenantStats,
   WireUserStats,
 } from '../ingester/index.js';
 import { RpcError } from '../runtime/index.js';
 import type { Labels } from '../model/index.js';
+import type { MetricMetadata } from './write_request.js';
 import { encodePushBatch, type PushBatch } from '../ingester/index.js';
 import { toPlainWriteRequest, type PlainWriteRequest } from './write_request_build.js';
 import { decodeWriteRequest } from './write_request_decode.js';
@@ -79,7 +79,7 @@ export class FakeIngesters implements IngesterClient {
     return Promise.reject(new RpcError('unimplemented', 'fake ingester: seriesLabels'));
   }
 
-  metricsMetadata(): Promise<WireMetricMetadata[]> {
+  metricsMetadata(): Promise<MetricMetadata[]> {
     return Promise.reject(new RpcError('unimplemented', 'fake ingester: metricsMetadata'));
   }
 

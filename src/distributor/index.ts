@@ -11,6 +11,7 @@
  */
 export { ProtoDecodeError } from './proto_reader.js';
 export {
+  cachedEntryOf,
   metricTypeName,
   WRITE_SOURCE_API,
   WRITE_SOURCE_RULE,

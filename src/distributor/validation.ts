@@ -9,7 +9,12 @@ import { ValidationError, type DiscardReason } from './errors.js';
 import type { DistributorLimits } from './limits.js';
 import { msg } from './validation_messages.js';
 import type { LabelRules, SeriesLabelsCache } from './series_labels_cache.js';
-import type { MetricMetadata, SeriesData, WriteRequestData } from './write_request.js';
+import {
+  cachedEntryOf,
+  type MetricMetadata,
+  type SeriesData,
+  type WriteRequestData,
+} from './write_request.js';
 
 /** Cortex's cap on an exemplar's label names plus values (OpenMetrics: 128 characters). */
 export const EXEMPLAR_MAX_LABEL_SET_LENGTH = 128;
@@ -249,7 +254,7 @@ function checkLabels(
   skipLabelNameValidation: boolean,
   rules: LabelRules | undefined,
 ): ValidationError | undefined {
-  const entry = s.cached?.flat === s.labels ? s.cached : undefined;
+  const entry = cachedEntryOf(s);
   if (entry === undefined || rules === undefined)
     return validateLabels(limits, s.labels, skipLabelNameValidation);
   if (entry.validated === rules) return undefined;

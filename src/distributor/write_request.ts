@@ -1,10 +1,10 @@
-import type { CachedLabels } from './series_labels_cache.js';
 /**
  * The decoded form of a remote-write 1.0 `prometheus.WriteRequest` (Cortex's `cortexpb`
  * superset: `source` = 2 and `skip_label_name_validation` = 1000), shaped for the push hot
  * path: all float samples of a request live in two typed arrays, each series points at its
  * range, and label strings are interned per request (one string per distinct byte sequence).
  */
+import type { CachedLabels } from './series_labels_cache.js';
 
 /** Cortex's `WriteRequest.source`: who sent the push (the ruler pushes with RULE). */
 export const WRITE_SOURCE_API = 0;
@@ -89,6 +89,14 @@ export function labelPairs(labels: readonly string[]): [string, string][] {
   const out: [string, string][] = [];
   for (let i = 0; i + 1 < labels.length; i += 2) out.push([labels[i] ?? '', labels[i + 1] ?? '']);
   return out;
+}
+
+/**
+ * The label cache entry of a series, while it still describes the series' labels (a stage
+ * that replaced `labels`, as HA processing does, leaves an entry that no longer applies).
+ */
+export function cachedEntryOf(s: SeriesData): CachedLabels | undefined {
+  return s.cached?.flat === s.labels ? s.cached : undefined;
 }
 
 /** Remote write's `MetricMetadata.MetricType` values, lower case as the query API prints them. */

@@ -29,7 +29,6 @@ import {
   type LabelValuesRequest,
   type QueryRequest,
   type SeriesSamples,
-  type WireMetricMetadata,
   type WireTenantStats,
   type WireUserStats,
 } from './wire.js';
@@ -100,7 +99,7 @@ export interface IngesterClient {
     addr: string,
     tenant: string,
     opts?: IngesterCallOptions,
-  ): Promise<WireMetricMetadata[]>;
+  ): Promise<MetricMetadata[]>;
 }
 
 /** IngesterClient over the Transport (real: HTTP on the internal port; simulated: messages). */
@@ -181,7 +180,7 @@ export class TransportIngesterClient implements IngesterClient {
     addr: string,
     tenant: string,
     opts: IngesterCallOptions = {},
-  ): Promise<WireMetricMetadata[]> {
+  ): Promise<MetricMetadata[]> {
     return parseWireMetadata(await this.json(INGESTER_METRICS_METADATA, addr, tenant, {}, opts));
   }
 

@@ -92,7 +92,6 @@ export {
   type QueryRequest,
   type SeriesSamples,
   type WireMatcher,
-  type WireMetricMetadata,
   type WireTenantStats,
   type WireUserStats,
 } from './wire.js';

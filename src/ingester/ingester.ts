@@ -124,25 +124,20 @@ export class Ingester extends BasicService {
     this.logger = deps.logger.child({ module: 'ingester' });
     this.flushOnLeave = config.flushOnShutdown;
     const ring = deps.ring;
+    // Series and metadata limits turn global limits into this ingester's share alike.
+    const shape = {
+      replicationFactor: () => ring.replicationFactor,
+      healthyInstances: () => ring.healthyInstancesCount(),
+    };
     this.dbs = new TenantDBs(config.tenantDBs, {
       fs: deps.fs,
       clock: deps.clock,
       random: deps.random,
       logger: deps.logger,
       limits: deps.limits,
-      ring: {
-        replicationFactor: () => ring.replicationFactor,
-        healthyInstances: () => ring.healthyInstancesCount(),
-      },
+      ring: shape,
     });
-    this.metadataStore = new MetadataStore(
-      deps.limits,
-      {
-        replicationFactor: () => ring.replicationFactor,
-        healthyInstances: () => ring.healthyInstancesCount(),
-      },
-      deps.metrics,
-    );
+    this.metadataStore = new MetadataStore(deps.limits, shape, deps.metrics);
     this.metrics = registerMetrics(deps.metrics, this.dbs);
     registerIngesterRpc(deps.transport, this);
   }

@@ -4,6 +4,7 @@
 import { DuplicateLabelError, Labels } from '../model/index.js';
 import {
   ProtoDecodeError,
+  cachedEntryOf,
   decodeWriteRequest,
   type MetricMetadata,
   type WriteRequestData,
@@ -35,7 +36,6 @@ import {
   encodeSeriesLabels,
   encodeSeriesSamples,
   fromWireMatchers,
-  type WireMetricMetadata,
   type WireTenantStats,
   type WireUserStats,
 } from './wire.js';
@@ -128,13 +128,7 @@ export function registerIngesterRpc(transport: Transport, ingester: Ingester): v
   });
 
   transport.handle(INGESTER_METRICS_METADATA, (req) => {
-    const list: WireMetricMetadata[] = ingester.metricsMetadata(rpcTenant(req)).map((m) => ({
-      metricFamilyName: m.metricFamilyName,
-      type: m.type,
-      help: m.help,
-      unit: m.unit,
-    }));
-    return Promise.resolve(jsonBody(list));
+    return Promise.resolve(jsonBody(ingester.metricsMetadata(rpcTenant(req))));
   });
 
   transport.handle(INGESTER_ALL_USER_STATS, (): Promise<RpcResponse> => {
@@ -222,7 +216,7 @@ export function toPushSeries(
     if (s === undefined) continue;
     // A distributor's label cache entry (in-process pushes) keeps the Labels made of its
     // array: the same Labels object, with its hashes and head series hint, every push.
-    const entry = s.cached?.flat === s.labels ? s.cached : undefined;
+    const entry = cachedEntryOf(s);
     let labels = entry?.consumerMemo instanceof Labels ? entry.consumerMemo : undefined;
     if (labels === undefined)
       try {

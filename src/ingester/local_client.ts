@@ -1,6 +1,7 @@
 // The single binary's shortcut: a distributor pushing to the ingester of its own process
 // hands it the decoded batch directly (no protobuf encode, no decode, no deadline: the call
 // cannot be lost on a network); everything else goes through the given client.
+import type { MetricMetadata } from '../distributor/index.js';
 import type { Labels } from '../model/index.js';
 import type { PushSource } from './tenant_dbs.js';
 import type { IngesterCallOptions, IngesterClient, PushBatch } from './client.js';
@@ -11,7 +12,6 @@ import type {
   LabelValuesRequest,
   QueryRequest,
   SeriesSamples,
-  WireMetricMetadata,
   WireTenantStats,
   WireUserStats,
 } from './wire.js';
@@ -84,7 +84,7 @@ export class LocalFirstIngesterClient implements IngesterClient {
     addr: string,
     tenant: string,
     opts?: IngesterCallOptions,
-  ): Promise<WireMetricMetadata[]> {
+  ): Promise<MetricMetadata[]> {
     return this.remote.metricsMetadata(addr, tenant, opts);
   }
 }

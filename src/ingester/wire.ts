@@ -3,6 +3,7 @@
 // uncompressed remote-write `WriteRequest` protobuf; small requests and answers are JSON;
 // series with samples travel in a compact binary form because queries move many of them.
 import { Labels, Matcher, isMatchType, type MatchType } from '../model/index.js';
+import type { MetricMetadata } from '../distributor/index.js';
 import { RpcError } from '../runtime/index.js';
 
 export const INGESTER_PUSH = 'ingester.Push';
@@ -182,21 +183,13 @@ export function decodeSeriesSamples(bytes: Uint8Array): SeriesSamples[] {
 }
 
 /**
- * `ingester.MetricsMetadata` answer entry: one metric family's metadata as pushed
- * (`type` is the remote-write MetricType number).
+ * Checks an `ingester.MetricsMetadata` answer (JSON: the pushed metadata as decoded, `type`
+ * the remote-write MetricType number) entry by entry.
  */
-export interface WireMetricMetadata {
-  metricFamilyName: string;
-  type: number;
-  help: string;
-  unit: string;
-}
-
-/** Checks an `ingester.MetricsMetadata` answer entry by entry. */
-export function parseWireMetadata(value: unknown): WireMetricMetadata[] {
+export function parseWireMetadata(value: unknown): MetricMetadata[] {
   if (!Array.isArray(value)) throw new RpcError('internal', 'metadata answer is not a list');
   return value.map((v: unknown, i) => {
-    const o = v as Partial<WireMetricMetadata> | null;
+    const o = v as Partial<MetricMetadata> | null;
     if (
       o === null ||
       typeof o !== 'object' ||

@@ -11,16 +11,16 @@ import {
   type LabelValuesRequest,
   type QueryRequest,
   type SeriesSamples,
-  type WireMetricMetadata,
   type WireTenantStats,
   type WireUserStats,
 } from '../ingester/index.js';
+import type { MetricMetadata } from '../distributor/index.js';
 import { RpcError } from '../runtime/index.js';
 
 export interface FakeIngester {
   readonly series: Map<string, SeriesSamples[]>;
   readonly stats: Map<string, WireUserStats>;
-  readonly metadata: Map<string, WireMetricMetadata[]>;
+  readonly metadata: Map<string, MetricMetadata[]>;
   failure?: RpcError | undefined;
   /** Answers only when the call's signal aborts (then rejects). */
   hang?: boolean;
@@ -172,7 +172,7 @@ export class FakeIngesterClient implements IngesterClient {
     addr: string,
     tenant: string,
     opts?: { signal?: AbortSignal },
-  ): Promise<WireMetricMetadata[]> {
+  ): Promise<MetricMetadata[]> {
     return this.answer('metricsMetadata', addr, tenant, undefined, opts?.signal, (ing) => [
       ...(ing.metadata.get(tenant) ?? []),
     ]);
