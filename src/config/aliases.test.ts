@@ -265,3 +265,58 @@ describe('API switches and other alternative spellings', () => {
     expect(c.store_gateway.sharding_ring.tokens_file_path).toBe('/t');
   });
 });
+
+describe("Cortex's blocks-storage and store-gateway spellings", () => {
+  it.each([
+    ['-blocks-storage.backend=filesystem', (c: Config) => c.tsdb.backend, 'filesystem'],
+    ['-blocks-storage.s3.endpoint=minio:9000', (c: Config) => c.tsdb.s3.endpoint, 'minio:9000'],
+    ['-blocks-storage.s3.bucket-name=b', (c: Config) => c.tsdb.s3.bucket_name, 'b'],
+    ['-blocks-storage.gcs.bucket-name=g', (c: Config) => c.tsdb.gcs.bucket_name, 'g'],
+    ['-blocks-storage.azure.max-retries=3', (c: Config) => c.tsdb.azure.max_retries, 3],
+    ['-blocks-storage.filesystem.dir=/b', (c: Config) => c.tsdb.filesystem.dir, '/b'],
+    ['-blocks-storage.tsdb.dir=/t', (c: Config) => c.tsdb.dir, '/t'],
+    ['-blocks-storage.tsdb.ship-interval=0', (c: Config) => c.tsdb.ship_interval, 0],
+    ['-blocks-storage.bucket-store.sync-dir=/s', (c: Config) => c.tsdb.bucket_store.sync_dir, '/s'],
+    [
+      '-blocks-storage.bucket-store.bucket-index.enabled=false',
+      (c: Config) => c.tsdb.bucket_store.bucket_index.enabled,
+      false,
+    ],
+    ['-store-gateway.sharding-enabled', (c: Config) => c.store_gateway.sharding_enabled, true],
+    [
+      '-store-gateway.sharding-ring.replication-factor=2',
+      (c: Config) => c.store_gateway.sharding_ring.replication_factor,
+      2,
+    ],
+    [
+      '-store-gateway.sharding-ring.store=etcd',
+      (c: Config) => c.store_gateway.sharding_ring.kvstore.store,
+      'etcd',
+    ],
+  ] as const)('%s', async (flag, get, want) => {
+    expect(get(await load([flag]))).toBe(want);
+  });
+
+  it('accepts the blocks_storage YAML layout', async () => {
+    const c = await load(
+      [],
+      [
+        'blocks_storage:',
+        '  backend: s3',
+        '  s3:',
+        '    endpoint: 127.0.0.1:9000',
+        '  tsdb:',
+        '    dir: /data/tsdb',
+        '    retention_period: 12h',
+        '  bucket_store:',
+        '    sync_interval: 1m',
+        '',
+      ].join('\n'),
+    );
+    expect(c.tsdb.backend).toBe('s3');
+    expect(c.tsdb.s3.endpoint).toBe('127.0.0.1:9000');
+    expect(c.tsdb.dir).toBe('/data/tsdb');
+    expect(c.tsdb.retention_period).toBe(12 * 3600_000);
+    expect(c.tsdb.bucket_store.sync_interval).toBe(60_000);
+  });
+});

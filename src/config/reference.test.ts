@@ -38,7 +38,7 @@ describe('configuration reference', () => {
     expect(reference).toContain('\n## `store_gateway.sharding_ring.kvstore.consul`\n');
     expect(reference).toContain('\n## Top level\n');
     expect(reference).toContain(
-      '| `ignore_deletion_mark_delay` | `-experimental.tsdb.bucket-store.ignore-deletion-marks-delay` | duration | `6h0m0s` |',
+      '| `ignore_deletion_mark_delay` | `-experimental.tsdb.bucket-store.ignore-deletion-marks-delay`<br>`-blocks-storage.bucket-store.ignore-deletion-marks-delay` | duration | `6h0m0s` |',
     );
   });
 

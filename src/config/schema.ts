@@ -19,6 +19,7 @@ import {
 } from './schema_general.js';
 import { compactorBlock, ingesterBlock, storeGatewayBlock } from './schema_ring.js';
 import { tsdbBlock } from './schema_storage.js';
+import { BLOCKS_STORAGE_RULES, STORE_GATEWAY_RULES, withCortexAliases } from './cortex_aliases.js';
 import { distributorBlock, querierBlock } from './schema_components.js';
 import type { Config } from './types.js';
 
@@ -33,9 +34,9 @@ export const configSchema = block('Top-level settings.', {
   querier: querierBlock,
   storage: storageBlock,
   limits: limitsBlock,
-  tsdb: tsdbBlock,
+  tsdb: withCortexAliases(tsdbBlock, 'tsdb', BLOCKS_STORAGE_RULES),
   compactor: compactorBlock,
-  store_gateway: storeGatewayBlock,
+  store_gateway: withCortexAliases(storeGatewayBlock, 'store_gateway', STORE_GATEWAY_RULES),
   ruler: rulerBlock,
   alertmanager: alertmanagerBlock,
   runtime_config: runtimeConfigBlock,

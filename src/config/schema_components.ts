@@ -73,7 +73,7 @@ export const distributorBlock = block(
 );
 
 export const querierBlock = block(
-  'The querier: answers PromQL queries over ingesters (and later the bucket).',
+  'The querier: answers PromQL queries over ingesters and the blocks in the bucket.',
   {
     timeout: setting('duration', 2 * MINUTE, {
       flag: 'querier.timeout',
@@ -90,6 +90,14 @@ export const querierBlock = block(
     query_ingesters_within: setting('duration', 0, {
       flag: 'querier.query-ingesters-within',
       help: 'Maximum lookback beyond which queries are not sent to ingester. 0 means all queries are sent to ingester.',
+    }),
+    query_store_after: setting('duration', 0, {
+      flag: 'querier.query-store-after',
+      help: "The time after which a metric should be queried from storage and not just ingesters. 0 means all queries are sent to store. When running the blocks storage, if this option is enabled, the time range of the query sent to the store will be manipulated to ensure the query end is not more recent than 'now - query-store-after'.",
+    }),
+    store_gateway_addresses: setting('string', '', {
+      flag: 'querier.store-gateway-addresses',
+      help: 'Comma separated list of store-gateway addresses. This option should be set when using the blocks storage and the store-gateway sharding is disabled (when enabled, the store-gateway instances form a ring and addresses are picked from the ring). Empty with sharding disabled: the querier reads the bucket itself (-experimental.tsdb.store-gateway-enabled=false) or through the store-gateway of its own process.',
     }),
   },
 );

@@ -208,6 +208,14 @@ export const storeGatewayBlock = block(
         flag: [`${STORE_GATEWAY}tokens-file-path`, `${SG_RING}tokens-file-path`],
         help: 'File path where tokens are stored. If empty, tokens are not stored at shutdown and restored at startup.',
       }),
+      instance_id: setting('string', '', {
+        flag: `${SG_RING}instance-id`,
+        help: 'Instance ID to register in the ring (empty: the hostname).',
+      }),
+      instance_addr: setting('string', '', {
+        flag: `${SG_RING}instance-addr`,
+        help: 'IP address to advertise in the ring (empty: the internal RPC listen address).',
+      }),
     }),
   },
 );
@@ -253,6 +261,14 @@ export const compactorBlock = block(
       flag: 'compactor.deletion-delay',
       help: "Time before a block marked for deletion is deleted from bucket. If not 0, blocks will be marked for deletion and compactor component will delete blocks marked for deletion from the bucket. If delete-delay is 0, blocks will be deleted straight away. Note that deleting blocks immediately can cause query failures, if store gateway still has the block loaded, or compactor is ignoring the deletion because it's compacting the block at the same time.",
     }),
+    cleanup_interval: setting('duration', 15 * MINUTE, {
+      flag: 'compactor.cleanup-interval',
+      help: 'How frequently compactor should run blocks cleanup and maintenance, as well as update the bucket index.',
+    }),
+    cleanup_concurrency: setting('int', 20, {
+      flag: 'compactor.cleanup-concurrency',
+      help: 'Max number of tenants for which blocks cleanup and maintenance should run concurrently.',
+    }),
     sharding_enabled: setting('bool', false, {
       flag: 'compactor.sharding-enabled',
       help: 'Shard tenants across multiple compactor instances. Sharding is required if you run multiple compactor instances, in order to coordinate compactions and avoid race conditions leading to the same tenant blocks simultaneously compacted by different instances.',
@@ -266,6 +282,14 @@ export const compactorBlock = block(
       heartbeat_timeout: setting('duration', 1 * MINUTE, {
         flag: `${COMPACTOR_RING}heartbeat-timeout`,
         help: 'The heartbeat timeout after which compactors are considered unhealthy within the ring.',
+      }),
+      instance_id: setting('string', '', {
+        flag: `${COMPACTOR_RING}instance-id`,
+        help: 'Instance ID to register in the ring (empty: the hostname).',
+      }),
+      instance_addr: setting('string', '', {
+        flag: `${COMPACTOR_RING}instance-addr`,
+        help: 'IP address to advertise in the ring (empty: the internal RPC listen address).',
       }),
     }),
   },

@@ -195,6 +195,35 @@ const bucketStore = block('How queriers and store-gateways read blocks from the 
     flag: `${BUCKET_STORE}ignore-deletion-marks-delay`,
     help: 'Duration after which the blocks marked for deletion will be filtered out while fetching blocks. The idea of ignore-deletion-marks-delay is to ignore blocks that are marked for deletion with some delay. This ensures store can still serve blocks that are meant to be deleted but do not have a replacement yet. Default is 6h, half of the default value for -compactor.deletion-delay.',
   }),
+  bucket_index: block(
+    'The per-tenant bucket index the compactor keeps and queriers and store-gateways read.',
+    {
+      enabled: setting('bool', true, {
+        flag: `${BUCKET_STORE}bucket-index.enabled`,
+        help: 'True to enable querier and store-gateway to discover blocks in the storage via bucket index instead of bucket scanning.',
+      }),
+      update_on_error_interval: setting('duration', 1 * MINUTE, {
+        flag: `${BUCKET_STORE}bucket-index.update-on-error-interval`,
+        help: 'How frequently a bucket index, which previously failed to load, should be tried to load again. This option is used only by querier.',
+      }),
+      idle_timeout: setting('duration', 1 * HOUR, {
+        flag: `${BUCKET_STORE}bucket-index.idle-timeout`,
+        help: 'How long a unused bucket index should be cached. Once this timeout expires, the unused bucket index is removed from the in-memory cache. This option is used only by querier.',
+      }),
+      max_stale_period: setting('duration', 1 * HOUR, {
+        flag: `${BUCKET_STORE}bucket-index.max-stale-period`,
+        help: 'The maximum allowed age of a bucket index (last updated) before queries start failing because the bucket index is too old. The bucket index is periodically updated by the compactor, while this check is enforced in the querier (at query time).',
+      }),
+    },
+  ),
+  index_header_lazy_loading_enabled: setting('bool', false, {
+    flag: `${BUCKET_STORE}index-header-lazy-loading-enabled`,
+    help: 'If enabled, store-gateway will lazy load an index-header only once required by a query.',
+  }),
+  index_header_lazy_loading_idle_timeout: setting('duration', 20 * MINUTE, {
+    flag: `${BUCKET_STORE}index-header-lazy-loading-idle-timeout`,
+    help: "If index-header lazy loading is enabled and this setting is > 0, the store-gateway will offload unused index-headers after 'idle timeout' inactivity.",
+  }),
 });
 
 function objectStoreFlag(segment: string, neutral: string, suffix: string) {

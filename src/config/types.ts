@@ -94,6 +94,10 @@ export interface QuerierConfig {
   max_samples: number;
   lookback_delta: number;
   query_ingesters_within: number;
+  /** -querier.query-store-after: queries newer than this skip the bucket; 0 = always query it. */
+  query_store_after: number;
+  /** -querier.store-gateway-addresses: comma-separated store-gateways when sharding is off. */
+  store_gateway_addresses: string;
 }
 
 export interface IngesterRingConfig {
@@ -175,6 +179,16 @@ export interface BucketStoreConfig {
   chunks_cache: ChunksCacheConfig;
   metadata_cache: MetadataCacheConfig;
   ignore_deletion_mark_delay: number;
+  bucket_index: BucketIndexConfig;
+  index_header_lazy_loading_enabled: boolean;
+  index_header_lazy_loading_idle_timeout: number;
+}
+
+export interface BucketIndexConfig {
+  enabled: boolean;
+  update_on_error_interval: number;
+  idle_timeout: number;
+  max_stale_period: number;
 }
 
 export interface IndexCacheConfig {
@@ -259,6 +273,8 @@ export interface CompactorConfig {
   compaction_retries: number;
   compaction_concurrency: number;
   deletion_delay: number;
+  cleanup_interval: number;
+  cleanup_concurrency: number;
   sharding_enabled: boolean;
   sharding_ring: CompactorRingConfig;
 }
@@ -267,6 +283,10 @@ export interface CompactorRingConfig {
   kvstore: KVStoreConfig;
   heartbeat_period: number;
   heartbeat_timeout: number;
+  /** Ring ID; empty means the Env's node name (the hostname). */
+  instance_id: string;
+  /** Advertised address; empty means the internal RPC listen address. */
+  instance_addr: string;
 }
 
 export interface StoreGatewayConfig {
@@ -280,6 +300,10 @@ export interface StoreGatewayRingConfig {
   heartbeat_timeout: number;
   replication_factor: number;
   tokens_file_path: string;
+  /** Ring ID; empty means the Env's node name (the hostname). */
+  instance_id: string;
+  /** Advertised address; empty means the internal RPC listen address. */
+  instance_addr: string;
 }
 
 export interface RulerConfig {
