@@ -14,7 +14,13 @@ export {
   type ServiceLinkConfig,
   type ServiceLinkDeps,
 } from './service_call.js';
-export { SimBucket, SimObjectStore, type SimObjectStoreConfig } from './sim_bucket.js';
+export {
+  SimBucket,
+  SimObjectStore,
+  type ObjectStoreEvent,
+  type SimObjectStoreConfig,
+  type ThrottleLimit,
+} from './sim_bucket.js';
 export { SimCache, SimCacheServer, type SimCacheServerConfig } from './sim_cache.js';
 export { SimClock, type SimClockConfig, type SimClockDeps } from './sim_clock.js';
 export {

@@ -7,6 +7,8 @@ import { toError } from './to_error.js';
 /** Health of the shared services the nodes reach over the network (object store, KV, cache). */
 export class ServiceHealth {
   private readonly down = new Set<string>();
+  /** Error bursts: a service's injected error rate while a fault overrides its configured one. */
+  private readonly errorRates = new Map<string, number>();
 
   setDown(service: string, down: boolean): void {
     if (down) this.down.add(service);
@@ -17,8 +19,20 @@ export class ServiceHealth {
     return this.down.has(service);
   }
 
+  /** Overrides the service's injected error rate (an error burst); undefined ends it. */
+  setErrorRate(service: string, rate: number | undefined): void {
+    if (rate === undefined) this.errorRates.delete(service);
+    else this.errorRates.set(service, rate);
+  }
+
+  /** The service's overridden error rate, if a burst is on. */
+  errorRate(service: string): number | undefined {
+    return this.errorRates.get(service);
+  }
+
   healAll(): void {
     this.down.clear();
+    this.errorRates.clear();
   }
 
   downList(): string[] {
@@ -97,7 +111,7 @@ export class ServiceLink {
           );
           return;
         }
-        if (errorDraw < this.config.errorRate) {
+        if (errorDraw < (this.deps.health.errorRate(service) ?? this.config.errorRate)) {
           answer(() =>
             reject(
               new RpcError(

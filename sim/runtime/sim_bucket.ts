@@ -19,18 +19,45 @@ export interface SimObjectStoreConfig {
   burst: number;
 }
 
+/** A throttling limit of the store (token bucket). */
+export interface ThrottleLimit {
+  opsPerSecond: number;
+  burst: number;
+}
+
+/**
+ * One change of the store's content, as the store applied it: what the harness's checks
+ * read (uploads and deletes in virtual time), since simulated code never reports it.
+ */
+export interface ObjectStoreEvent {
+  at: number;
+  op: 'upload' | 'delete';
+  name: string;
+  /** Whether the object existed before (an overwrite, or a delete that removed something). */
+  existed: boolean;
+  /** The uploaded bytes, kept for small documents only (see KEEP_CONTENT). */
+  content?: Uint8Array;
+}
+
+/** Objects whose content the history keeps: markers and other small JSON documents. */
+const KEEP_CONTENT = /(?:^|\/)[^/]*mark\.json$/;
+
 /**
  * The shared object store of a simulated cluster: a MemoryBucket plus the store-side
  * behaviour real object stores show: listings that lag behind uploads, and throttling
- * (S3's SlowDown). Clients reach it through SimBucket.
+ * (S3's SlowDown). Clients reach it through SimBucket. It also keeps the history of every
+ * upload and delete, for the checks.
  */
 export class SimObjectStore {
   readonly memory: MemoryBucket;
   /** Objects created recently and not yet listable: name → virtual time they become listable. */
   private readonly listableAt = new Map<string, number>();
+  private readonly events: ObjectStoreEvent[] = [];
   private tokens: number;
   private tokensAt: number;
   private throttled = 0;
+  /** A throttling fault's limit, replacing the configured one while it lasts. */
+  private throttle: ThrottleLimit | undefined;
 
   constructor(
     readonly config: SimObjectStoreConfig,
@@ -45,9 +72,24 @@ export class SimObjectStore {
     return this.throttled;
   }
 
+  /** Every upload and delete so far, in the order the store applied them. */
+  get history(): readonly ObjectStoreEvent[] {
+    return this.events;
+  }
+
+  /**
+   * Throttles with `limit` instead of the configured rate (a fault), or back to the
+   * configured rate with undefined. The bucket starts full, as after a quiet period.
+   */
+  setThrottle(limit: ThrottleLimit | undefined): void {
+    this.throttle = limit;
+    this.tokens = (limit ?? this.config).burst;
+    this.tokensAt = this.deps.clock.now();
+  }
+
   /** Takes one token or throws the throttling error. */
   admit(op: string, name: string): void {
-    const { opsPerSecond, burst } = this.config;
+    const { opsPerSecond, burst } = this.throttle ?? this.config;
     if (opsPerSecond <= 0) return;
     const now = this.deps.clock.now();
     this.tokens = Math.min(burst, this.tokens + ((now - this.tokensAt) * opsPerSecond) / 1000);
@@ -65,13 +107,24 @@ export class SimObjectStore {
   async upload(name: string, data: Uint8Array): Promise<void> {
     const existed = await this.memory.exists(name);
     await this.memory.upload(name, data);
+    const at = this.deps.clock.now();
     if (!existed && this.config.listDelayMs > 0)
-      this.listableAt.set(name, this.deps.clock.now() + this.config.listDelayMs);
+      this.listableAt.set(name, at + this.config.listDelayMs);
+    this.events.push({
+      at,
+      op: 'upload',
+      name,
+      existed,
+      ...(KEEP_CONTENT.test(name) ? { content: data } : {}),
+    });
   }
 
+  /** Deleting a missing object succeeds (the Bucket contract; S3 answers 204 either way). */
   async delete(name: string): Promise<void> {
+    const existed = await this.memory.exists(name);
     await this.memory.delete(name);
     this.listableAt.delete(name);
+    this.events.push({ at: this.deps.clock.now(), op: 'delete', name, existed });
   }
 
   /** The listing as of now: objects still inside their list delay are left out. */

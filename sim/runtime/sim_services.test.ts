@@ -134,6 +134,64 @@ describe('simulated object store', () => {
     expect(stored).toHaveLength(100 - failed);
   });
 
+  it('error bursts override the configured rate until they end or heal', async () => {
+    const w = createTestWorld();
+    const bucket = bucketFor(w, 'n');
+    const burst = (prefix: string) =>
+      sim(w, () =>
+        Promise.allSettled(
+          Array.from({ length: 40 }, (_, i) => bucket.upload(`${prefix}${i}`, enc.encode('x'))),
+        ),
+      );
+    w.services.health.setErrorRate(OBJECT_STORE_SERVICE, 1);
+    const during = await burst('a');
+    expect(during.every((r) => r.status === 'rejected')).toBe(true);
+    expect((during[0] as PromiseRejectedResult).reason).toMatchObject({ code: 'unavailable' });
+    w.services.health.healAll();
+    expect(w.services.health.errorRate(OBJECT_STORE_SERVICE)).toBeUndefined();
+    expect((await burst('b')).every((r) => r.status === 'fulfilled')).toBe(true);
+  });
+
+  it('a throttling fault replaces the configured limit, also for stores opened later', async () => {
+    const w = createTestWorld({
+      configure: (c) => (c.objectStore.latency = { distribution: 'constant', ms: 0 }),
+    });
+    w.services.throttleObjectStores({ opsPerSecond: 1, burst: 2 });
+    const bucket = bucketFor(w, 'n');
+    const results = await sim(w, () =>
+      Promise.allSettled(
+        Array.from({ length: 5 }, (_, i) => bucket.upload(`o${i}`, enc.encode('x'))),
+      ),
+    );
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(2);
+    w.services.throttleObjectStores(undefined);
+    const after = await sim(w, () =>
+      Promise.allSettled(
+        Array.from({ length: 5 }, (_, i) => bucket.upload(`p${i}`, enc.encode('x'))),
+      ),
+    );
+    expect(after.every((r) => r.status === 'fulfilled')).toBe(true);
+  });
+
+  it('keeps the history of uploads and deletes, with the content of markers', async () => {
+    const w = createTestWorld();
+    const bucket = bucketFor(w, 'n');
+    await sim(w, () => bucket.upload('t/B/index', enc.encode('index')));
+    await sim(w, () => bucket.upload('t/B/deletion-mark.json', enc.encode('{"id":"B"}')));
+    await sim(w, () => bucket.delete('t/B/index'));
+    await sim(w, () => bucket.delete('t/B/missing'));
+    const history = w.services.objectStore({ backend: 'inmemory' }).history;
+    expect(history.map((e) => [e.op, e.name, e.existed])).toEqual([
+      ['upload', 't/B/index', false],
+      ['upload', 't/B/deletion-mark.json', false],
+      ['delete', 't/B/index', true],
+      ['delete', 't/B/missing', false],
+    ]);
+    expect(history[0]!.content).toBeUndefined();
+    expect(dec.decode(history[1]!.content)).toBe('{"id":"B"}');
+    expect(history[1]!.at).toBeGreaterThan(history[0]!.at);
+  });
+
   it("is 'unavailable' from a node partitioned from it, and for that node only", async () => {
     const w = createTestWorld();
     const cut = bucketFor(w, 'cut');

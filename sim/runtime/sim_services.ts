@@ -9,7 +9,7 @@ import {
 import type { SimKernel } from '../kernel/index.js';
 import { LogSink } from './captured_logger.js';
 import type { LatencySpec } from './latency.js';
-import { SimObjectStore } from './sim_bucket.js';
+import { SimObjectStore, type ThrottleLimit } from './sim_bucket.js';
 import { SimCacheServer } from './sim_cache.js';
 import { SimNetwork, type SimNetworkConfig } from './sim_network.js';
 import { ServiceHealth } from './service_call.js';
@@ -53,6 +53,8 @@ export class SimServices {
   private readonly objectStores = new Map<string, SimObjectStore>();
   private readonly kvStores = new Map<string, MemoryKVStore>();
   private readonly cacheServers = new Map<string, SimCacheServer>();
+  /** A throttling fault in force, for the object stores present and to come. */
+  private throttle: ThrottleLimit | undefined;
 
   constructor(
     readonly config: SimRuntimeConfig,
@@ -89,6 +91,7 @@ export class SimServices {
         { name: key, listDelayMs: c.listDelayMs, opsPerSecond: c.opsPerSecond, burst: c.burst },
         { clock: this.clock },
       );
+      if (this.throttle !== undefined) store.setThrottle(this.throttle);
       this.objectStores.set(key, store);
     }
     return store;
@@ -120,6 +123,12 @@ export class SimServices {
   /** The cache-loss fault: every shared cache server loses all entries. */
   wipeCaches(): void {
     for (const server of this.cacheServers.values()) server.wipe();
+  }
+
+  /** The throttling fault: every object store throttles at `limit` (undefined: as configured). */
+  throttleObjectStores(limit: ThrottleLimit | undefined): void {
+    this.throttle = limit;
+    for (const store of this.objectStores.values()) store.setThrottle(limit);
   }
 
   allObjectStores(): SimObjectStore[] {

@@ -1,5 +1,5 @@
 import type { SimCluster } from '../cluster/index.js';
-import type { SimServices } from '../runtime/index.js';
+import { OBJECT_STORE_SERVICE, type SimServices } from '../runtime/index.js';
 import type { FaultAction } from './scenario_types.js';
 
 /** Applies one fault to the cluster and its shared services (inside a kernel event). */
@@ -18,6 +18,7 @@ export function applyFault(action: FaultAction, cluster: SimCluster, services: S
     case 'heal':
       network.heal();
       services.health.healAll();
+      services.throttleObjectStores(undefined);
       return;
     case 'crash':
       cluster.crash(action.node);
@@ -48,6 +49,12 @@ export function applyFault(action: FaultAction, cluster: SimCluster, services: S
       return;
     case 'service_up':
       services.health.setDown(action.service, false);
+      return;
+    case 'objstore_errors':
+      services.health.setErrorRate(OBJECT_STORE_SERVICE, action.rate > 0 ? action.rate : undefined);
+      return;
+    case 'objstore_throttle':
+      services.throttleObjectStores(action.limit);
       return;
   }
 }

@@ -49,6 +49,8 @@ function faultsLeftActive(faults: readonly ScheduledFault[]): string[] {
   const down = new Map<string, string>();
   const services = new Set<string>();
   let multiplier = 1;
+  let errorBurst: string | undefined;
+  let throttle: string | undefined;
   for (const { action: a } of faults) {
     switch (a.kind) {
       case 'partition':
@@ -62,6 +64,14 @@ function faultsLeftActive(faults: readonly ScheduledFault[]): string[] {
         partitions.clear();
         services.clear();
         multiplier = 1;
+        errorBurst = undefined;
+        throttle = undefined;
+        break;
+      case 'objstore_errors':
+        errorBurst = a.rate > 0 ? describeFaultAction(a) : undefined;
+        break;
+      case 'objstore_throttle':
+        throttle = a.limit === undefined ? undefined : describeFaultAction(a);
         break;
       case 'crash':
       case 'power_loss':
@@ -91,6 +101,8 @@ function faultsLeftActive(faults: readonly ScheduledFault[]): string[] {
     ...[...down.values()].map((what) => `${what} without restart`),
     ...[...services].map((s) => `${s} unavailable`),
     ...(multiplier === 1 ? [] : [`latency x${multiplier}`]),
+    ...(errorBurst === undefined ? [] : [errorBurst]),
+    ...(throttle === undefined ? [] : [throttle]),
   ];
 }
 
@@ -248,5 +260,13 @@ export function describeFaultAction(a: FaultAction): string {
       return `${a.service} unavailable`;
     case 'service_up':
       return `${a.service} available again`;
+    case 'objstore_errors':
+      return a.rate > 0
+        ? `object store errors ${+(a.rate * 100).toFixed(3)}%`
+        : 'object store errors back to normal';
+    case 'objstore_throttle':
+      return a.limit === undefined
+        ? 'object store throttling back to normal'
+        : `object store throttled to ${a.limit.opsPerSecond} ops/s burst ${a.limit.burst}`;
   }
 }

@@ -57,6 +57,9 @@ schedule:
   - { at: 47s, service_down: objstore }
   - { at: 48s, latency_spike: 5 }
   - { at: 49s, cache_wipe: true }
+  - { at: 50s, objstore_errors: 0.4 }
+  - { at: 51s, objstore_throttle: { ops_per_second: 2, burst: 4 } }
+  - { at: 52s, objstore_throttle: off }
 `.replace('duration: 10s', 'duration: 60s'),
       'x',
     );
@@ -71,8 +74,16 @@ schedule:
       [47_000, 'service_down'],
       [48_000, 'latency_spike'],
       [49_000, 'cache_wipe'],
+      [50_000, 'objstore_errors'],
+      [51_000, 'objstore_throttle'],
+      [52_000, 'objstore_throttle'],
     ]);
     expect(s.schedule[5]!.action).toEqual({ kind: 'clock_skew', node: 'a', skewMs: -2_000 });
+    expect(s.schedule.slice(9).map((f) => f.action)).toEqual([
+      { kind: 'objstore_errors', rate: 0.4 },
+      { kind: 'objstore_throttle', limit: { opsPerSecond: 2, burst: 4 } },
+      { kind: 'objstore_throttle' },
+    ]);
   });
 
   it('rejects mistakes with messages naming the key path and value', () => {
@@ -110,6 +121,12 @@ schedule:
     expect(errorOf(`${MINIMAL}\nepoch: yesterday`)).toMatch(
       /epoch: expected an RFC 3339 time.*"yesterday"/,
     );
+    expect(errorOf(`${MINIMAL}\nschedule: [ { at: 1s, objstore_errors: 2 } ]`)).toMatch(
+      /schedule\[0\]\.objstore_errors: must be at most 1, got 2/,
+    );
+    expect(
+      errorOf(`${MINIMAL}\nschedule: [ { at: 1s, objstore_throttle: { burst: 2 } } ]`),
+    ).toMatch(/schedule\[0\]\.objstore_throttle\.ops_per_second: required/);
     expect(errorOf('name: [')).toMatch(/not valid YAML/);
   });
 
@@ -174,7 +191,7 @@ describe('fault plans', () => {
 
   it('warns about faults the schedule never ends', () => {
     const s = parseScenario(
-      `${MINIMAL}\nschedule: [ { at: 1s, partition_one_way: { from: b, to: a } }, { at: 2s, crash: a }, { at: 3s, service_down: kv } ]`,
+      `${MINIMAL}\nschedule: [ { at: 1s, partition_one_way: { from: b, to: a } }, { at: 2s, crash: a }, { at: 3s, service_down: kv }, { at: 4s, objstore_errors: 0.5 }, { at: 5s, objstore_throttle: { ops_per_second: 1 } } ]`,
       'x',
     );
     const plan = resolveFaultPlan(s, createSeededRandom('1').stream('faults'));
@@ -182,7 +199,16 @@ describe('fault plans', () => {
       'partition one-way b -> a (schedule:0)',
       'crash a without restart',
       'kv unavailable',
+      'object store errors 50%',
+      'object store throttled to 1 ops/s burst 1',
     ]);
+    const ended = parseScenario(
+      `${MINIMAL}\nschedule: [ { at: 1s, objstore_errors: 0.5 }, { at: 2s, objstore_errors: 0 }, { at: 3s, objstore_throttle: { ops_per_second: 1 } }, { at: 4s, heal: true } ]`,
+      'x',
+    );
+    expect(resolveFaultPlan(ended, createSeededRandom('1').stream('faults')).activeAtEnd).toEqual(
+      [],
+    );
     const healed = parseScenario(
       `${MINIMAL}\nschedule: [ { at: 1s, partition: [[a], [b]] }, { at: 2s, heal: true } ]`,
       'x',

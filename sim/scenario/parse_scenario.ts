@@ -12,25 +12,12 @@ import {
   readStringList,
   type Fields,
 } from '../fields/index.js';
-import {
-  CACHE_SERVICE,
-  KV_SERVICE,
-  OBJECT_STORE_SERVICE,
-  defaultSimRuntimeConfig,
-  type SimRuntimeConfig,
-} from '../runtime/index.js';
+import { defaultSimRuntimeConfig, type SimRuntimeConfig } from '../runtime/index.js';
 import { findWorkload, workloadKinds } from '../workloads/index.js';
-import type {
-  CheckSpec,
-  FaultAction,
-  NodeTopology,
-  RandomFaultProfile,
-  Scenario,
-  ScheduledFault,
-} from './scenario_types.js';
+import { SERVICES, parseSchedule, readSignedDuration } from './parse_schedule.js';
+import type { CheckSpec, NodeTopology, RandomFaultProfile, Scenario } from './scenario_types.js';
 
 export const DEFAULT_EPOCH_MS = Date.UTC(2026, 0, 1);
-const SERVICES = [OBJECT_STORE_SERVICE, KV_SERVICE, CACHE_SERVICE];
 
 /** Checks every run gets, whatever the workload. */
 export const BUILTIN_CHECKS = ['no_simulation_errors'] as const;
@@ -141,14 +128,6 @@ function parseTopology(value: unknown): NodeTopology[] {
       clockSkewMs: readSignedDuration(n.clock_skew, `${where}.clock_skew`),
     };
   });
-}
-
-/** A duration that may be negative (`-2s`), for clock skews. */
-function readSignedDuration(value: unknown, where: string): number {
-  if (typeof value === 'string' && value.trim().startsWith('-'))
-    return -readDuration(value.trim().slice(1), where);
-  if (typeof value === 'number') return Math.round(value);
-  return readDuration(value, where, 0);
 }
 
 function parseRuntime(top: Fields): SimRuntimeConfig {
@@ -312,128 +291,6 @@ function parseRandomFaults(
     };
   }
   return profile;
-}
-
-const SCHEDULE_ACTIONS = [
-  'partition',
-  'partition_one_way',
-  'heal',
-  'crash',
-  'power_loss',
-  'restart',
-  'stop',
-  'start',
-  'latency_spike',
-  'clock_skew',
-  'cache_wipe',
-  'service_down',
-  'service_up',
-] as const;
-
-function parseSchedule(value: unknown, nodes: ReadonlySet<string>): ScheduledFault[] {
-  const entries = readArray(value, 'schedule').map((raw, i): ScheduledFault => {
-    const where = `schedule[${i}]`;
-    const o = readObject(raw, where, ['at', ...SCHEDULE_ACTIONS]);
-    const atMs = readDuration(o.at, `${where}.at`);
-    const actions = SCHEDULE_ACTIONS.filter((a) => o[a] !== undefined);
-    if (actions.length !== 1) {
-      throw new ScenarioError(
-        `${where}: need exactly one action (${SCHEDULE_ACTIONS.join(', ')}), got ${actions.length === 0 ? 'none' : actions.join(' and ')}`,
-      );
-    }
-    const kind = actions[0]!;
-    return {
-      atMs,
-      action: parseAction(kind, o[kind], `${where}.${kind}`, nodes, `schedule:${i}`),
-      origin: 'schedule',
-    };
-  });
-  // Stable by time: entries at the same instant keep their file order.
-  return entries
-    .map((e, i) => ({ e, i }))
-    .sort((x, y) => x.e.atMs - y.e.atMs || x.i - y.i)
-    .map(({ e }) => e);
-}
-
-function parseAction(
-  kind: (typeof SCHEDULE_ACTIONS)[number],
-  v: unknown,
-  where: string,
-  nodes: ReadonlySet<string>,
-  id: string,
-): FaultAction {
-  const node = (x: unknown, w: string): string => {
-    const n = readString(x, w);
-    if (!nodes.has(n))
-      throw new ScenarioError(
-        `${w}: unknown node ${JSON.stringify(n)} (nodes: ${[...nodes].join(', ')})`,
-      );
-    return n;
-  };
-  const endpoint = (x: unknown, w: string): string => {
-    const n = readString(x, w);
-    if (!nodes.has(n) && !SERVICES.includes(n)) {
-      throw new ScenarioError(
-        `${w}: unknown node or service ${JSON.stringify(n)} (nodes: ${[...nodes].join(', ')}; services: ${SERVICES.join(', ')})`,
-      );
-    }
-    return n;
-  };
-  const service = (x: unknown, w: string): string => {
-    const s = readString(x, w);
-    if (!SERVICES.includes(s))
-      throw new ScenarioError(
-        `${w}: unknown service ${JSON.stringify(s)} (services: ${SERVICES.join(', ')})`,
-      );
-    return s;
-  };
-  const flag = (): void => {
-    if (v !== true) throw new ScenarioError(`${where}: expected true, got ${JSON.stringify(v)}`);
-  };
-  switch (kind) {
-    case 'partition': {
-      const groups = readArray(v, where).map((g, gi) =>
-        readStringList(g, `${where}[${gi}]`).map((n, ni) => endpoint(n, `${where}[${gi}][${ni}]`)),
-      );
-      if (groups.length < 2)
-        throw new ScenarioError(`${where}: need at least two groups, got ${groups.length}`);
-      return { kind, groups, id };
-    }
-    case 'partition_one_way': {
-      const o = readObject(v, where, ['from', 'to']);
-      return {
-        kind,
-        from: endpoint(o.from, `${where}.from`),
-        to: endpoint(o.to, `${where}.to`),
-        id,
-      };
-    }
-    case 'heal':
-      flag();
-      return { kind };
-    case 'cache_wipe':
-      flag();
-      return { kind };
-    case 'crash':
-    case 'power_loss':
-    case 'restart':
-    case 'stop':
-    case 'start':
-      return { kind, node: node(v, where) };
-    case 'latency_spike':
-      return { kind, multiplier: readNumber(v, where, 1, { min: 1 }) };
-    case 'clock_skew': {
-      const o = readObject(v, where, ['node', 'by']);
-      return {
-        kind,
-        node: node(o.node, `${where}.node`),
-        skewMs: readSignedDuration(o.by, `${where}.by`),
-      };
-    }
-    case 'service_down':
-    case 'service_up':
-      return { kind, service: service(v, where) };
-  }
 }
 
 function parseChecks(value: unknown, known: readonly string[]): CheckSpec[] {

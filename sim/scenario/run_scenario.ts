@@ -12,6 +12,7 @@ import {
   findWorkload,
   type CheckResult,
   type CheckSpec,
+  type NodeLifecycleEvent,
   type WorkloadRun,
 } from '../workloads/index.js';
 import { applyFault } from './apply_fault.js';
@@ -78,6 +79,7 @@ export async function runScenario(
     epochMs: scenario.epochMs,
     endMs,
     quietAtMs: scenario.epochMs + plan.quietAtMs,
+    nodeEvents: nodeEvents(plan, scenario.epochMs),
     random: random.stream('workload'),
     nodesByRole,
   });
@@ -134,6 +136,26 @@ export async function runScenario(
       traceTail: kernel.traceTail(),
     },
   };
+}
+
+/** The plan's node lifecycle events, at absolute times. */
+function nodeEvents(plan: FaultPlan, epochMs: number): NodeLifecycleEvent[] {
+  const out: NodeLifecycleEvent[] = [];
+  for (const f of plan.faults) {
+    const a = f.action;
+    switch (a.kind) {
+      case 'crash':
+      case 'power_loss':
+      case 'restart':
+      case 'stop':
+      case 'start':
+        out.push({ at: epochMs + f.atMs, node: a.node, kind: a.kind });
+        break;
+      default:
+        break;
+    }
+  }
+  return out;
 }
 
 function judge(

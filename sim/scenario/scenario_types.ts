@@ -1,4 +1,4 @@
-import type { SimRuntimeConfig } from '../runtime/index.js';
+import type { SimRuntimeConfig, ThrottleLimit } from '../runtime/index.js';
 import type { CheckSpec } from '../workloads/index.js';
 
 export type { CheckResult, CheckSpec } from '../workloads/index.js';
@@ -21,7 +21,11 @@ export type FaultAction =
   | { kind: 'clock_skew'; node: string; skewMs: number }
   | { kind: 'cache_wipe' }
   | { kind: 'service_down'; service: string }
-  | { kind: 'service_up'; service: string };
+  | { kind: 'service_up'; service: string }
+  /** The object store's injected error rate from now on; 0 ends the burst (so does heal). */
+  | { kind: 'objstore_errors'; rate: number }
+  /** Object stores throttle at `limit`; without it, back to the configured rate (and on heal). */
+  | { kind: 'objstore_throttle'; limit?: ThrottleLimit };
 
 export interface ScheduledFault {
   /** Milliseconds after the scenario epoch. */

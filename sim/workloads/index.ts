@@ -11,6 +11,7 @@ import { strataWorkload } from './strata/definition.js';
 export type {
   CheckResult,
   CheckSpec,
+  NodeLifecycleEvent,
   WorkloadContext,
   WorkloadDefinition,
   WorkloadRun,

@@ -14,6 +14,14 @@ export interface CheckResult {
   detail: string;
 }
 
+/** A node lifecycle event of the resolved fault schedule (explicit or random). */
+export interface NodeLifecycleEvent {
+  /** Absolute virtual time. */
+  at: number;
+  node: string;
+  kind: 'crash' | 'power_loss' | 'restart' | 'stop' | 'start';
+}
+
 /** What a workload sees of the simulation it runs in. */
 export interface WorkloadContext {
   kernel: SimKernel;
@@ -24,6 +32,11 @@ export interface WorkloadContext {
   endMs: number;
   /** When the last scheduled fault event (heal, restart, …) happens; liveness is judged after it. */
   quietAtMs: number;
+  /**
+   * The schedule's crashes, power losses, restarts, stops and starts, in time order: known
+   * before the run, like the schedule itself (a reference model may depend on them).
+   */
+  nodeEvents: readonly NodeLifecycleEvent[];
   /** The `workload` stream, for workload decisions drawn at random (which tenant, which query). */
   random: RandomStream;
   /** Node names by the role they run. */

@@ -18,6 +18,7 @@ import type { StrataContext } from './context.js';
 import { DEV_BUILD_INFO } from './build_info.js';
 import { INGESTER_RING_KEY, deferredKV, ingesterRingProxy } from './ring_client.js';
 import type { Service } from '../services/index.js';
+import { openComponentBucket, withClosedBucket } from './bucket.js';
 
 /**
  * One client per process, shared by the distributor and the querier. Pushes to the ingester
@@ -74,6 +75,8 @@ export function ingesterService(ctx: StrataContext): Service {
   const lc = config.ingester.lifecycler;
   const http = ctx.need(ctx.http, 'server', 'ingester');
   const ring = ingesterRingProxy(ctx);
+  // With shipping disabled the ingester never touches the bucket (and keeps its blocks).
+  const bucket = config.tsdb.ship_interval > 0 ? openComponentBucket(ctx, 'ingester') : undefined;
   const ingester = new Ingester(
     {
       tenantDBs: tenantDBsConfigFrom(config.tsdb),
@@ -104,12 +107,13 @@ export function ingesterService(ctx: StrataContext): Service {
       kv: deferredKV(ctx, 'ingester'),
       ring,
       limits: ctx.need(ctx.overrides, 'overrides', 'ingester'),
+      ...(bucket === undefined ? {} : { bucket }),
     },
   );
   ctx.runtimeConfig?.onChange(() => ingester.dbs.applyOverrides());
   ctx.localIngester = ingester;
   registerIngesterRoutes(http, ingester);
-  return ingester;
+  return bucket === undefined ? ingester : withClosedBucket(ingester, () => bucket.close());
 }
 
 export function querierService(ctx: StrataContext): Service {

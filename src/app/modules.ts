@@ -20,6 +20,7 @@ import { INGESTER_RING_USERS, ringService } from './ring_kv.js';
 import { registerDistributorRingPage, registerIngesterRingPage } from './ring_client.js';
 import { BasicService, type Service } from '../services/index.js';
 import { distributorService, ingesterService, querierService } from './components.js';
+import { compactorService } from './compactor_component.js';
 
 export type StrataModule = ModuleDefinition<StrataContext>;
 
@@ -151,6 +152,7 @@ const COMPONENT_SERVICES: Readonly<Record<string, (ctx: StrataContext) => Servic
   distributor: distributorService,
   ingester: ingesterService,
   querier: querierService,
+  compactor: compactorService,
 };
 
 function componentModule(name: string): StrataModule {

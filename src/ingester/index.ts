@@ -8,12 +8,15 @@
  * Cortex's partial-acceptance semantics (what the head accepts is committed, the rest is
  * reported per series), per-tenant series limits converted from global to local by
  * replication factor and ring size, each tenant's out-of-order window applied at open and on
- * overrides reload, the head-compaction loop and flush, and per-tenant stats.
+ * overrides reload, the head-compaction loop and flush, and per-tenant stats; and shipping:
+ * each tenant's blocks uploaded to the bucket (Thanos shipper, `thanos.shipper.json`) every
+ * ship interval and on flush and shutdown.
  *
  * It must never read time or disk except through the Clock and FileSystem it is given, never
  * answer a query from another tenant's database or create a database for a query, never
- * acknowledge a push before the head committed it, and never reach the ring other than
- * through its Lifecycler and the read-only ring it is handed.
+ * acknowledge a push before the head committed it, never delete a local block that is not
+ * recorded as shipped, and never reach the ring other than through its Lifecycler and the
+ * read-only ring it is handed.
  */
 export {
   Ingester,
@@ -95,3 +98,31 @@ export {
   type WireTenantStats,
   type WireUserStats,
 } from './wire.js';
+export {
+  BlockShipping,
+  DEFAULT_SHIP_CONCURRENCY,
+  DEFAULT_SHIP_INTERVAL,
+  DELETION_MARK_CHECK_INTERVAL,
+  INGESTER_ID_EXTERNAL_LABEL,
+  newIngesterShipping,
+  type BlockShipState,
+  type BlockShippingConfig,
+  type BlockShippingDeps,
+  type IngesterShippingOptions,
+} from './shipping.js';
+export { Shipper, type ShipperConfig, type ShipperDeps, type SyncResult } from './shipper.js';
+export {
+  SHIPPER_META_VERSION,
+  ShipperMetaError,
+  encodeShipperMeta,
+  readShipperMeta,
+  writeShipperMeta,
+  type ShipperMeta,
+} from './shipper_meta.js';
+export {
+  oldestUnshippedSeconds,
+  registerOldestUnshippedGauge,
+  shipperMetrics,
+  type ShipperMetrics,
+  type UnshippedBlocksView,
+} from './shipper_metrics.js';

@@ -3,12 +3,12 @@
 // operations behind `/ingester/{flush,shutdown,mode}`. Transport decoding lives in
 // ingester_rpc.ts and the HTTP routes in ingester_http.ts; this file holds the behaviour
 // both share (when pushes and queries are refused, and what they read and write).
-import { Counter, Gauge, Histogram } from 'prom-client';
-import { discardedMetrics, type MetricMetadata } from '../distributor/index.js';
+import type { MetricMetadata } from '../distributor/index.js';
 import type { Labels, Matcher } from '../model/index.js';
 import { formatDuration } from '../config/index.js';
 import { Lifecycler, type LifecyclerConfig, type ReadRing } from '../ring/index.js';
 import type {
+  Bucket,
   Clock,
   FileSystem,
   KV,
@@ -21,6 +21,7 @@ import { RpcError } from '../runtime/index.js';
 import { BasicService } from '../services/index.js';
 import { ValueType, type DBSeries } from '../tsdb/index.js';
 import { SeriesLimitError } from './errors.js';
+import { registerMetrics, type IngesterMetrics } from './ingester_metrics.js';
 import { registerIngesterRpc } from './ingester_rpc.js';
 import {
   TenantDBs,
@@ -33,6 +34,8 @@ import {
   type TenantStats,
 } from './tenant_dbs.js';
 import { MetadataStore, type MetadataLimits } from './metadata_store.js';
+import { registerOldestUnshippedGauge } from './shipper_metrics.js';
+import { newIngesterShipping, warnShippingDisabled, type BlockShipping } from './shipping.js';
 import type { SeriesSamples } from './wire.js';
 
 export interface IngesterConfig {
@@ -51,6 +54,11 @@ export interface IngesterConfig {
    * is forgotten. Default 10 minutes, as Cortex.
    */
   metadataRetainPeriodMs?: number;
+  /**
+   * `ingester.upload_compacted_blocks_enabled` (Cortex): ship blocks of compaction level > 1
+   * found in the data directory too. Default true.
+   */
+  uploadCompactedBlocks?: boolean;
 }
 
 /** How often forgotten metadata is looked for (Cortex's metadataPurgePeriod). */
@@ -70,6 +78,11 @@ export interface IngesterDeps {
   /** The ingester ring client, for the replication factor and healthy instance count. */
   ring: ReadRing;
   limits: TenantLimits & MetadataLimits;
+  /**
+   * The blocks bucket the shipper uploads to. Absent, or `tenantDBs.shipInterval` 0: no
+   * shipping, and then no block is ever deleted locally.
+   */
+  bucket?: Bucket;
 }
 
 /** The ingester modes `/ingester/mode` switches between. */
@@ -82,18 +95,11 @@ export interface IngesterTenantStats {
   readonly loadedBlocks: number;
 }
 
-interface IngesterMetrics {
-  ingested: Counter;
-  failures: Counter;
-  discarded: Counter<'reason' | 'user'>;
-  queries: Counter;
-  queriedSeries: Histogram;
-  queriedSamples: Histogram;
-}
-
 export class Ingester extends BasicService {
   /** The tenants' databases; the app calls `dbs.applyOverrides()` on runtime-config reload. */
   readonly dbs: TenantDBs;
+  /** Block shipping to the bucket; undefined when disabled. */
+  readonly shipping: BlockShipping | undefined;
   private ringLifecycler: Lifecycler | undefined;
   private registeredAddr: string | undefined;
   /** When readiness first passed every other check (min_ready_duration counts from here). */
@@ -107,6 +113,8 @@ export class Ingester extends BasicService {
   private flushed = false;
   /** Pushes in progress, which shutting down waits for before flushing and closing. */
   private readonly inflight = new Set<Promise<unknown>>();
+  /** `/ingester/flush` runs started without `wait`, which shutting down waits for. */
+  private readonly backgroundFlushes = new Set<Promise<void>>();
   private readonly logger: Logger;
   private readonly metrics: IngesterMetrics;
   private readonly metadataStore: MetadataStore;
@@ -129,6 +137,20 @@ export class Ingester extends BasicService {
       replicationFactor: () => ring.replicationFactor,
       healthyInstances: () => ring.healthyInstancesCount(),
     };
+    this.shipping = newIngesterShipping(
+      {
+        interval: config.tenantDBs.shipInterval,
+        concurrency: config.tenantDBs.shipConcurrency,
+        ingesterId: config.lifecycler.id,
+        uploadCompacted: config.uploadCompactedBlocks,
+      },
+      {
+        ...deps,
+        bucket: deps.bucket,
+        tenants: () => this.dbs.tenantIds(),
+        ringState: () => this.ringLifecycler?.instanceState,
+      },
+    );
     this.dbs = new TenantDBs(config.tenantDBs, {
       fs: deps.fs,
       clock: deps.clock,
@@ -136,9 +158,19 @@ export class Ingester extends BasicService {
       logger: deps.logger,
       limits: deps.limits,
       ring: shape,
+      ...(this.shipping === undefined ? {} : { shipping: this.shipping }),
     });
     this.metadataStore = new MetadataStore(deps.limits, shape, deps.metrics);
     this.metrics = registerMetrics(deps.metrics, this.dbs);
+    registerOldestUnshippedGauge(deps.metrics, {
+      tenantIds: () => this.dbs.tenantIds(),
+      blockIds: (t) =>
+        this.dbs
+          .get(t)
+          ?.blocks()
+          .map((b) => b.meta.ulid) ?? [],
+      isShipped: (t, ulid) => this.shipping?.isShipped(t, ulid) ?? false,
+    });
     registerIngesterRpc(deps.transport, this);
   }
 
@@ -163,6 +195,8 @@ export class Ingester extends BasicService {
   }
 
   private async starting(signal: AbortSignal): Promise<void> {
+    if (this.shipping === undefined)
+      warnShippingDisabled(this.logger, this.deps.bucket !== undefined);
     // Tenants' databases open (and replay their WALs) before the instance joins the ring,
     // so that no write is routed here before the data already acknowledged is back.
     await this.dbs.start(signal);
@@ -198,6 +232,7 @@ export class Ingester extends BasicService {
       this.purgeMetadata();
     });
     signal.addEventListener('abort', () => purge.cancel(), { once: true });
+    this.shipping?.start(signal);
     // The ingester runs as long as its lifecycler does; a lifecycler failing on its own
     // (not stopped by shutdown) fails the ingester, as Cortex's subservice watcher does.
     await new Promise<void>((resolve, reject) => {
@@ -246,6 +281,8 @@ export class Ingester extends BasicService {
       this.shutDown = true;
       this.flushOnLeave = true;
     }
+    // Like Cortex, the shipping loop stops before the leaving flush; the flush ships itself.
+    this.shipping?.stop();
     const lifecycler = this.ringLifecycler;
     let failure: Error | undefined;
     if (lifecycler !== undefined) {
@@ -261,6 +298,8 @@ export class Ingester extends BasicService {
     // still honours the setting.
     await this.settleInflight();
     if (lifecycler === undefined || lifecycler.state === 'Failed') await this.flushIfLeaving();
+    while (this.backgroundFlushes.size > 0) await Promise.allSettled([...this.backgroundFlushes]);
+    await this.shipping?.close();
     await this.dbs.close();
     if (failure !== undefined) throw failure;
   }
@@ -276,7 +315,7 @@ export class Ingester extends BasicService {
     this.flushed = true;
     try {
       this.logger.info('flushing all tenants before leaving the ring');
-      await this.dbs.flush(undefined, true);
+      await this.flushAndShip(undefined);
     } catch (err) {
       this.logger.error('flush before leaving failed', { err: String(err) });
     }
@@ -495,7 +534,26 @@ export class Ingester extends BasicService {
       return;
     }
     this.logger.info('flushing TSDB blocks', { tenants: tenants ?? 'all', wait });
-    await this.dbs.flush(tenants, wait);
+    const run = this.flushAndShip(tenants);
+    if (wait) return run;
+    const tracked = run
+      .catch((err: unknown) =>
+        this.logger.error('flushing TSDB blocks failed', { err: String(err) }),
+      )
+      .finally(() => this.backgroundFlushes.delete(tracked));
+    this.backgroundFlushes.add(tracked);
+  }
+
+  /**
+   * Cuts the tenants' heads into blocks (forced head compaction), then ships those tenants'
+   * blocks when shipping is on (Cortex's FlushHandler and its shutdown Flush).
+   */
+  private async flushAndShip(tenants: readonly string[] | undefined): Promise<void> {
+    await this.dbs.flush(tenants, true);
+    if (this.shipping === undefined) return;
+    this.logger.info('flushing TSDB blocks: triggering shipping', { tenants: tenants ?? 'all' });
+    await this.shipping.ship(tenants);
+    this.logger.info('shipping of TSDB blocks finished');
   }
 
   /** `/ingester/mode`: switches the ring state; answers the state the instance is now in. */
@@ -508,60 +566,4 @@ export class Ingester extends BasicService {
     await lifecycler.setMode(mode);
     return lifecycler.instanceState;
   }
-}
-
-function registerMetrics(registry: MetricsRegistry, dbs: TenantDBs): IngesterMetrics {
-  const existing = <T>(name: string, type: abstract new (...args: never[]) => T): T | undefined => {
-    const m = registry.getSingleMetric(name);
-    return m instanceof type ? m : undefined;
-  };
-  const counter = (name: string, help: string): Counter =>
-    existing(name, Counter) ?? new Counter({ name, help, registers: [registry] });
-  const histogram = (name: string, help: string, buckets: number[]): Histogram =>
-    existing(name, Histogram) ?? new Histogram({ name, help, buckets, registers: [registry] });
-  if (existing('cortex_ingester_memory_users', Gauge) === undefined)
-    new Gauge({
-      name: 'cortex_ingester_memory_users',
-      help: 'The current number of users in memory.',
-      registers: [registry],
-      collect() {
-        this.set(dbs.tenantIds().length);
-      },
-    });
-  if (existing('cortex_ingester_memory_series', Gauge) === undefined)
-    new Gauge({
-      name: 'cortex_ingester_memory_series',
-      help: 'The current number of series in memory.',
-      registers: [registry],
-      collect() {
-        let n = 0;
-        for (const t of dbs.allUserStats()) n += t.stats.numSeries;
-        this.set(n);
-      },
-    });
-  return {
-    ingested: counter(
-      'cortex_ingester_ingested_samples_total',
-      'The total number of samples ingested.',
-    ),
-    failures: counter(
-      'cortex_ingester_ingested_samples_failures_total',
-      'The total number of samples that errored on ingestion.',
-    ),
-    discarded: discardedMetrics(registry).samples,
-    queries: counter(
-      'cortex_ingester_queries_total',
-      'The total number of queries the ingester has handled.',
-    ),
-    queriedSeries: histogram(
-      'cortex_ingester_queried_series',
-      'The total number of series returned from queries.',
-      [10, 80, 640, 5120, 40960, 327680],
-    ),
-    queriedSamples: histogram(
-      'cortex_ingester_queried_samples',
-      'The total number of samples returned from queries.',
-      [10, 80, 640, 5120, 40960, 327680, 2621440, 20971520],
-    ),
-  };
 }

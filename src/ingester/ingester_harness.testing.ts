@@ -9,6 +9,7 @@ import {
   MemoryNetwork,
   createSeededRandom,
   newMetricsRegistry,
+  type Bucket,
   type Clock,
   type FileSystem,
   type KV,
@@ -73,6 +74,8 @@ export interface HarnessOptions {
   logger: Logger;
   /** Shared with an earlier harness to restart an ingester on the same ring. */
   store?: MemoryKVStore;
+  /** The blocks bucket: given, the ingester ships (unless tenantDBs.shipInterval is 0). */
+  bucket?: Bucket;
   config?: Partial<Omit<IngesterConfig, 'lifecycler'>> & {
     lifecycler?: Partial<IngesterConfig['lifecycler']>;
   };
@@ -129,6 +132,9 @@ export async function buildHarness(o: HarnessOptions): Promise<Harness> {
       ...(o.config?.metadataRetainPeriodMs === undefined
         ? {}
         : { metadataRetainPeriodMs: o.config.metadataRetainPeriodMs }),
+      ...(o.config?.uploadCompactedBlocks === undefined
+        ? {}
+        : { uploadCompactedBlocks: o.config.uploadCompactedBlocks }),
     },
     {
       fs: o.fs,
@@ -140,6 +146,7 @@ export async function buildHarness(o: HarnessOptions): Promise<Harness> {
       kv,
       ring,
       limits,
+      ...(o.bucket === undefined ? {} : { bucket: o.bucket }),
     },
   );
   await transport.listen();

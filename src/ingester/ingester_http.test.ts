@@ -4,7 +4,7 @@ import { compress } from 'snappyjs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DiskFileSystem } from '../../sim/testing/index.js';
 import { Matcher } from '../model/index.js';
-import { RpcError, newMetricsRegistry } from '../runtime/index.js';
+import { MemoryBucket, RpcError, newMetricsRegistry, type Bucket } from '../runtime/index.js';
 import { CapturingLogger, ManualClock } from '../runtime/testing/index.js';
 import { HttpServer } from '../server/index.js';
 import { registerIngesterRoutes } from './ingester_http.js';
@@ -35,11 +35,16 @@ interface Setup extends Harness {
   clock: ManualClock;
 }
 
-async function setup(): Promise<Setup> {
+async function setup(o: { bucket?: (clock: ManualClock) => Bucket } = {}): Promise<Setup> {
   const clock = new ManualClock(START);
   const fs = new DiskFileSystem();
   const logger = new CapturingLogger();
-  const h = await buildHarness({ clock, fs, logger });
+  const h = await buildHarness({
+    clock,
+    fs,
+    logger,
+    ...(o.bucket === undefined ? {} : { bucket: o.bucket(clock) }),
+  });
   await h.ingester.start(new AbortController().signal);
   await clock.advance(0);
   closers.push(() => h.ingester.stop());
@@ -122,6 +127,20 @@ describe('/ingester/flush', () => {
       `{__name__="up"} ${START}=1`,
     ]);
   });
+
+  it('with wait=true and a bucket answers after the flushed tenants were shipped', async () => {
+    let bucket: MemoryBucket | undefined;
+    const h = await setup({ bucket: (clock) => (bucket = new MemoryBucket({ clock })) });
+    await push(h, 't1', ['up', {}, [START, 1]]);
+    await push(h, 't2', ['up', {}, [START, 1]]);
+    const res = await fetch(`${h.url}/ingester/flush`, form('tenant=t1&wait=true'));
+    expect(res.status).toBe(204);
+    const metas = (await bucket?.list('', { recursive: true }))?.filter((n) =>
+      n.endsWith('/meta.json'),
+    );
+    expect(metas).toHaveLength(1);
+    expect(metas?.[0]).toMatch(/^t1\/[0-9A-Z]{26}\/meta\.json$/);
+  });
 });
 
 describe('/ingester/shutdown', () => {
@@ -141,6 +160,16 @@ describe('/ingester/shutdown', () => {
     // A second call (the legacy path) is harmless.
     expect((await fetch(`${h.url}/shutdown`)).status).toBe(204);
     expect((await fetch(`${h.url}/ingester/flush?wait=true`)).status).toBe(204);
+  });
+
+  it('ships the flushed blocks before answering', async () => {
+    let bucket: MemoryBucket | undefined;
+    const h = await setup({ bucket: (clock) => (bucket = new MemoryBucket({ clock })) });
+    await push(h, 't1', ['up', {}, [START, 1]]);
+    expect((await fetch(`${h.url}/ingester/shutdown`, { method: 'POST' })).status).toBe(204);
+    const names = (await bucket?.list('t1/', { recursive: true })) ?? [];
+    expect(names.filter((n) => n.endsWith('/meta.json'))).toHaveLength(1);
+    expect(names.some((n) => n.endsWith('/tombstones'))).toBe(false);
   });
 });
 

@@ -5,6 +5,7 @@ import { CapturingLogger, ManualClock } from '../runtime/testing/index.js';
 import { ValueType } from '../tsdb/index.js';
 import { DiskFileSystem } from '../../sim/testing/index.js';
 import { SeriesLimitError } from './errors.js';
+import type { BlockShipState } from './shipping.js';
 import {
   TenantDBs,
   type PushSeries,
@@ -38,6 +39,7 @@ interface Setup {
   rf?: number;
   ingesters?: number;
   config?: Partial<TenantDBsConfig>;
+  shipping?: BlockShipState;
 }
 
 function makeDBs(s: Setup = {}): {
@@ -68,6 +70,7 @@ function makeDBs(s: Setup = {}): {
       logger: new CapturingLogger(),
       limits,
       ring: { replicationFactor: () => s.rf ?? 1, healthyInstances: () => s.ingesters ?? 1 },
+      ...(s.shipping === undefined ? {} : { shipping: s.shipping }),
     },
   );
   return { dbs, fs, clock, limits };
@@ -519,6 +522,64 @@ describe('TenantDBs: stats', () => {
     ]);
     await clock.advance(61_000);
     expect(dbs.userStats('t')?.ingestionRate).toBe(0);
+    await dbs.close();
+  });
+});
+
+describe('TenantDBs: retention of local blocks', () => {
+  /** A shipping state whose shipped blocks the test picks, recording the tenants opened. */
+  class FakeShipping implements BlockShipState {
+    readonly opened: string[] = [];
+    readonly shipped = new Set<string>();
+    openTenant(tenant: string, dir: string): Promise<void> {
+      this.opened.push(`${tenant} ${dir}`);
+      return Promise.resolve();
+    }
+    isShipped(_tenant: string, ulid: string): boolean {
+      return this.shipped.has(ulid);
+    }
+  }
+
+  async function oneBlock(dbs: TenantDBs): Promise<string> {
+    await dbs.push('a', [series('up', 1, [START, 1])]);
+    await dbs.flush(['a'], true);
+    return dbs.get('a')?.blocks()[0]?.meta.ulid as string;
+  }
+
+  it('without shipping never deletes a block, however old', async () => {
+    const { dbs, clock } = makeDBs();
+    await oneBlock(dbs);
+    await clock.advance(100 * HOUR);
+    expect(await dbs.get('a')?.applyRetention()).toEqual([]);
+    expect(dbs.get('a')?.blocks()).toHaveLength(1);
+    await dbs.close();
+  });
+
+  it('deletes a block only once shipped and retention_period past its max time', async () => {
+    const shipping = new FakeShipping();
+    const { dbs, clock } = makeDBs({ shipping, config: { retention: 6 * HOUR } });
+    const ulid = await oneBlock(dbs);
+    expect(shipping.opened).toEqual(['a /data/tsdb/a']);
+    const maxTime = dbs.get('a')?.blocks()[0]?.meta.maxTime as number;
+    await clock.advance(maxTime + 6 * HOUR - clock.now());
+    // Old enough, not shipped: kept.
+    expect(await dbs.get('a')?.applyRetention()).toEqual([]);
+    shipping.shipped.add(ulid);
+    expect(await dbs.get('a')?.applyRetention()).toEqual([ulid]);
+    expect(dbs.get('a')?.blocks()).toHaveLength(0);
+    await dbs.close();
+  });
+
+  it('also counts retention back from the newest block (Prometheus BeyondTimeRetention)', async () => {
+    const shipping = new FakeShipping();
+    const { dbs } = makeDBs({ shipping, config: { retention: 6 * HOUR } });
+    const old = await oneBlock(dbs);
+    await dbs.push('a', [series('up', 1, [START + 8 * HOUR, 2])]);
+    await dbs.flush(['a'], true);
+    expect(dbs.get('a')?.blocks()).toHaveLength(2);
+    for (const b of dbs.get('a')?.blocks() ?? []) shipping.shipped.add(b.meta.ulid);
+    // The clock has not moved: only the distance to the newest block makes `old` deletable.
+    expect(await dbs.get('a')?.applyRetention()).toEqual([old]);
     await dbs.close();
   });
 });

@@ -7,19 +7,27 @@ import type { TsdbConfig } from '../config/index.js';
 import type { Labels } from '../model/index.js';
 import type { Clock, FileSystem, Logger, Random, Timer } from '../runtime/index.js';
 import { BadDataError, type HttpError } from '../server/index.js';
-import { SampleRejectedError, TSDB } from '../tsdb/index.js';
+import { SampleRejectedError, TSDB, type TSDBConfig } from '../tsdb/index.js';
 import { forEachBounded } from './bounded.js';
 import { SeriesLimitError, sampleErrorMessage } from './errors.js';
 import { DEFAULT_RATE_WINDOW_MS, IngestionRate } from './ingestion_rate.js';
 import { SeriesLimiter, type RingShape, type SeriesLimits } from './series_limiter.js';
+import type { BlockShipState } from './shipping.js';
 
 export interface TenantDBsConfig {
   /** `tsdb.dir`: tenants' databases live in its subdirectories. */
   dir: string;
   /** `tsdb.block_ranges_period`, ms. */
   blockRanges: readonly number[];
-  /** `tsdb.retention_period`, ms. */
+  /**
+   * `tsdb.retention_period`, ms: a block shipped to the bucket is deleted locally once its
+   * max time is this far behind now (or behind the newest block). Never an unshipped block.
+   */
   retention: number;
+  /** `tsdb.ship_interval`, ms; 0 disables shipping (default 1m). Read by the Ingester. */
+  shipInterval?: number;
+  /** `tsdb.ship_concurrency`: tenants shipping at once (default 10). Read by the Ingester. */
+  shipConcurrency?: number;
   /** `tsdb.head_compaction_interval`, ms. */
   headCompactionInterval: number;
   /** `tsdb.head_compaction_concurrency`: tenants compacted at once. */
@@ -40,6 +48,8 @@ export function tenantDBsConfigFrom(tsdb: TsdbConfig): TenantDBsConfig {
     dir: tsdb.dir,
     blockRanges: tsdb.block_ranges_period,
     retention: tsdb.retention_period,
+    shipInterval: tsdb.ship_interval,
+    shipConcurrency: tsdb.ship_concurrency,
     headCompactionInterval: tsdb.head_compaction_interval,
     headCompactionConcurrency: tsdb.head_compaction_concurrency,
     openingConcurrency: tsdb.max_tsdb_opening_concurrency_on_startup,
@@ -62,6 +72,11 @@ export interface TenantDBsDeps {
   limits: TenantLimits;
   /** Replication factor and healthy ingesters, for the global-to-local limit conversion. */
   ring: RingShape;
+  /**
+   * Which blocks are in the bucket. Absent (shipping disabled): no block is ever deleted
+   * locally, since nothing else holds its data.
+   */
+  shipping?: BlockShipState;
 }
 
 export interface PushSample {
@@ -494,11 +509,15 @@ export class TenantDBs {
 
   private async open(tenant: string): Promise<TenantState> {
     const oooWindow = this.deps.limits.outOfOrderTimeWindow(tenant);
+    const dir = `${this.root}/${tenant}`;
+    const shipping = this.deps.shipping;
+    // The record of shipped blocks is loaded before retention can first ask about a block.
+    await shipping?.openTenant(tenant, dir);
     const db = await TSDB.open(
-      `${this.root}/${tenant}`,
+      dir,
       {
         blockRanges: this.config.blockRanges,
-        retention: this.config.retention,
+        ...(shipping === undefined ? {} : { blockDeletable: this.retention(tenant, shipping) }),
         stripeSize: this.config.stripeSize,
         walCompression: this.config.walCompression,
         outOfOrderTimeWindow: oooWindow,
@@ -526,6 +545,23 @@ export class TenantDBs {
     };
     this.tenants.set(tenant, state);
     return state;
+  }
+
+  /**
+   * Cortex's rule for deleting a tenant's local block (userTSDB.blocksToDelete): it must be
+   * shipped, and its max time at least `retention` behind now or behind the newest block
+   * (Prometheus's BeyondTimeRetention, which Cortex keeps). Whatever the clock says, a block
+   * that is not in the bucket stays.
+   */
+  private retention(
+    tenant: string,
+    shipping: BlockShipState,
+  ): NonNullable<TSDBConfig['blockDeletable']> {
+    const retention = this.config.retention;
+    return (meta, view) =>
+      shipping.isShipped(tenant, meta.ulid) &&
+      (this.deps.clock.now() - meta.maxTime >= retention ||
+        view.newestMaxTime - meta.maxTime >= retention);
   }
 
   private checkOpen(): void {

@@ -1,18 +1,33 @@
 /**
- * The querier component: the per-tenant Queryable over the ingesters, the two PromQL engines
- * configured from `-querier.*`, the tenant's user stats, and the RPCs the simulator's query
- * workload calls. HTTP routes are registered separately (`registerQuerierRoutes`).
+ * The querier component: the per-tenant Queryable over the ingesters and, when the blocks
+ * path is wired, the store-gateways; the two PromQL engines configured from `-querier.*`,
+ * the tenant's user stats, and the RPCs the simulator's query workload calls. HTTP routes
+ * are registered separately (`registerQuerierRoutes`).
+ *
+ * With the blocks path the querier runs its blocks finder and is not ready until the
+ * finder's first discovery (and an embedded store's first sync) completed: before that a
+ * query could silently miss every block.
  */
 import type { BuildInfo, Engines } from '../api/index.js';
-import type { IngesterClient } from '../ingester/index.js';
+import type { IngesterClient, SeriesSamples } from '../ingester/index.js';
+import type { Matcher } from '../model/index.js';
 import { Engine } from '../promql/engine/index.js';
-import type { Queryable } from '../promql/index.js';
+import { SAMPLE_FLOAT, type Queryable } from '../promql/index.js';
 import { VectorEngine } from '../promql/vector/index.js';
 import type { ReadRing } from '../ring/index.js';
 import type { Clock, Logger, MetricsRegistry, Transport } from '../runtime/index.js';
 import { BasicService } from '../services/index.js';
+import {
+  BlocksConsistencyChecker,
+  consistencyCheckerConfig,
+} from './blocks_consistency_checker.js';
+import type { BlocksFinder } from './blocks_finder.js';
+import type { BlocksStoreClient } from './blocks_store_client.js';
+import { BlocksStoreQueryable } from './blocks_store_queryable.js';
+import type { BlocksStoreSet } from './blocks_store_set.js';
+import { DistributorStoreQueryable } from './distributor_store_merge.js';
 import { IngesterQueryable } from './ingester_queryable.js';
-import { QuerierMetrics } from './metrics.js';
+import { BlocksQuerierMetrics, QuerierMetrics } from './metrics.js';
 import { registerQuerierRpcs } from './querier_rpc.js';
 import { collectUserStats, type UserStats } from './user_stats.js';
 
@@ -25,6 +40,39 @@ export interface QuerierConfig {
   lookbackDeltaMs: number;
   /** `-querier.query-ingesters-within` (0 = always query ingesters). */
   queryIngestersWithinMs: number;
+  /** `-querier.query-store-after` (0 = always query the store). Blocks path only. */
+  queryStoreAfterMs?: number;
+  /** Settings of the blocks path; used when `deps.blocks` is given. */
+  blocks?: QuerierBlocksConfig;
+}
+
+export interface QuerierBlocksConfig {
+  /** `-querier.store-gateway-consistency-check-max-attempts` (3). */
+  maxConsistencyAttempts: number;
+  /** `-blocks-storage.bucket-store.consistency-delay`. */
+  consistencyDelayMs: number;
+  /** `-blocks-storage.bucket-store.sync-interval`. */
+  syncIntervalMs: number;
+  /** `-blocks-storage.bucket-store.ignore-deletion-marks-delay`. */
+  ignoreDeletionMarksDelayMs: number;
+}
+
+/** Cortex's defaults for the blocks path. */
+export const DEFAULT_QUERIER_BLOCKS_CONFIG: QuerierBlocksConfig = {
+  maxConsistencyAttempts: 3,
+  consistencyDelayMs: 0,
+  syncIntervalMs: 15 * 60_000,
+  ignoreDeletionMarksDelayMs: 6 * 60 * 60_000,
+};
+
+/** What the blocks path needs (see `newBlocksFinder` and the store sets). */
+export interface QuerierBlocksDeps {
+  /** Started and stopped with the querier. */
+  finder: BlocksFinder;
+  stores: BlocksStoreSet;
+  client: BlocksStoreClient;
+  /** Readiness of a store embedded in this process (its initial sync), if any. */
+  storeReadiness?: () => string | undefined;
 }
 
 export interface QuerierDeps {
@@ -36,17 +84,26 @@ export interface QuerierDeps {
   ingesterRing: ReadRing;
   client: IngesterClient;
   buildInfo: BuildInfo;
+  /** The blocks path; without it the querier reads the ingesters only. */
+  blocks?: QuerierBlocksDeps;
 }
 
 export class Querier extends BasicService {
   readonly engines: Engines;
   readonly ingesters: IngesterQueryable;
+  /** The store-gateway side, when the blocks path is wired. */
+  readonly store: BlocksStoreQueryable | undefined;
+  private readonly merged: DistributorStoreQueryable | undefined;
 
   constructor(
     readonly config: QuerierConfig,
     readonly deps: QuerierDeps,
   ) {
-    super('querier');
+    super('querier', {
+      starting: (signal) => this.startBlocks(signal),
+      stopping: () => this.deps.blocks?.finder.stop() ?? Promise.resolve(),
+      isReady: () => this.blocksReadiness(),
+    });
     const engineOptions = {
       timeout: config.timeoutMs,
       maxSamples: config.maxSamples,
@@ -69,12 +126,90 @@ export class Querier extends BasicService {
         metrics: new QuerierMetrics(deps.metrics),
       },
     );
+    this.store = deps.blocks === undefined ? undefined : this.newStore(deps.blocks);
+    this.merged =
+      this.store === undefined
+        ? undefined
+        : new DistributorStoreQueryable(this.ingesters, this.store);
     registerQuerierRpcs(deps.transport, this);
   }
 
-  /** One tenant's storage; `signal` cancels the ingester calls of its queries. */
+  private newStore(blocks: QuerierBlocksDeps): BlocksStoreQueryable {
+    const { clock, logger } = this.deps;
+    const settings = this.config.blocks ?? DEFAULT_QUERIER_BLOCKS_CONFIG;
+    const metrics = new BlocksQuerierMetrics(this.deps.metrics);
+    return new BlocksStoreQueryable(
+      {
+        queryStoreAfterMs: this.config.queryStoreAfterMs ?? 0,
+        maxConsistencyAttempts: settings.maxConsistencyAttempts,
+        timeoutMs: this.config.timeoutMs,
+      },
+      {
+        clock,
+        logger,
+        finder: blocks.finder,
+        stores: blocks.stores,
+        client: blocks.client,
+        consistency: new BlocksConsistencyChecker(consistencyCheckerConfig(settings), {
+          clock,
+          logger,
+          metrics,
+        }),
+        metrics,
+      },
+    );
+  }
+
+  private async startBlocks(signal: AbortSignal): Promise<void> {
+    await this.deps.blocks?.finder.start(signal);
+  }
+
+  private blocksReadiness(): string | undefined {
+    const blocks = this.deps.blocks;
+    if (blocks === undefined) return undefined;
+    return blocks.finder.isReady?.() ?? blocks.storeReadiness?.();
+  }
+
+  /** One tenant's storage; `signal` cancels the ingester and store-gateway calls of its queries. */
   queryable(tenant: string, signal?: AbortSignal): Queryable {
-    return this.ingesters.forTenant(tenant, signal);
+    return (this.merged ?? this.ingesters).forTenant(tenant, signal);
+  }
+
+  /**
+   * The tenant's merged series in [start, end] with their samples as arrays (what the
+   * `querier.Select` RPC returns): both sources, each sample once.
+   */
+  async selectSamples(
+    tenant: string,
+    matchers: readonly Matcher[],
+    start: number,
+    end: number,
+    signal?: AbortSignal,
+  ): Promise<SeriesSamples[]> {
+    if (this.merged === undefined)
+      return this.ingesters.select(tenant, matchers, start, end, signal);
+    const q = await this.queryable(tenant, signal).querier(start, end);
+    try {
+      const series = await q.select(matchers, { start, end, ...(signal ? { signal } : {}) });
+      return series.map((s) => {
+        const ts: number[] = [];
+        const vs: number[] = [];
+        const it = s.iterator();
+        while (it.next() === SAMPLE_FLOAT) {
+          ts.push(it.atT());
+          vs.push(it.atF());
+        }
+        const err = it.err();
+        if (err !== null) throw err;
+        return {
+          labels: s.labels,
+          timestamps: Float64Array.from(ts),
+          values: Float64Array.from(vs),
+        };
+      });
+    } finally {
+      await q.close();
+    }
   }
 
   userStats(tenant: string, signal?: AbortSignal): Promise<UserStats> {

@@ -6,6 +6,7 @@
  * stored (binary encoding in this file), never as decoded samples.
  */
 import type { WireMatcher } from '../ingester/index.js';
+import type { BlockQueryStats, StoreSeries } from './block_api.js';
 
 export const STORE_GATEWAY_SERIES = 'storegateway.Series';
 export const STORE_GATEWAY_LABEL_NAMES = 'storegateway.LabelNames';
@@ -32,4 +33,21 @@ export interface StoreLabelNamesRequest {
 
 export interface StoreLabelValuesRequest extends StoreLabelNamesRequest {
   name: string;
+}
+
+/**
+ * `storegateway.Series` answer (binary, see wire_codec.ts): the series merged across the
+ * queried blocks, which requested blocks this store-gateway queried, and what it read.
+ */
+export interface StoreSeriesResponse {
+  series: StoreSeries[];
+  queriedBlocks: string[];
+  stats: BlockQueryStats;
+}
+
+/** `storegateway.LabelNames` / `LabelValues` answer (JSON). */
+export interface StoreLabelsResponse {
+  /** Sorted label names or values. */
+  values: string[];
+  queriedBlocks: string[];
 }

@@ -12,7 +12,7 @@ import {
 } from './ledger.js';
 import { diffVectors, evaluateQuery, type ModelSeries } from './model_query.js';
 import type { ReferenceModel } from './model.js';
-import type { FinalRead, ReadLog } from './read_log.js';
+import type { FinalRead, ReadLog, ReadRound } from './read_log.js';
 
 const MAX_LISTED = 10;
 
@@ -73,47 +73,61 @@ function sameValue(a: number, b: number): boolean {
   return Object.is(a, b) || (Number.isNaN(a) && Number.isNaN(b)) || a === b;
 }
 
+/** The read rounds (phases, then the final read) and how failures name them. */
+function roundsOf(ctx: CheckContext): { round: ReadRound; prefix: string }[] {
+  const rounds = ctx.reads.rounds();
+  return rounds.map((round) => ({ round, prefix: rounds.length > 1 ? `${round.label}: ` : '' }));
+}
+
 function missingReadFailures(ctx: CheckContext): string[] {
-  return ctx.tenants
-    .filter((t) => !ctx.reads.finalReads.has(t))
-    .map(
-      (t) =>
-        `no final read of tenant ${t} was answered (${ctx.reads.finalReadErrors.get(t) ?? 'never attempted'})`,
-    );
+  const out: string[] = [];
+  for (const { round, prefix } of roundsOf(ctx))
+    for (const t of ctx.tenants)
+      if (!round.reads.has(t))
+        out.push(
+          `${prefix}no ${round.label} of tenant ${t} was answered (${round.errors.get(t) ?? 'never attempted'})`,
+        );
+  return out;
 }
 
 /**
- * Every sample acknowledged (2xx) before the final read started is in that read exactly
- * once with its value, and no sample of the read appears twice.
+ * Every sample acknowledged (2xx) before a read started (each read phase and the final
+ * read) is in that read exactly once with its value, and no sample of a read appears twice.
  */
 export function checkAckedReadableExactlyOnce(ctx: CheckContext): CheckResult {
   const failures = missingReadFailures(ctx);
   let judged = 0;
-  for (const tenant of ctx.tenants) {
-    const read = ctx.reads.finalReads.get(tenant);
-    if (read === undefined) continue;
-    const observed = observedPoints(read);
-    for (const [series, points] of observed)
-      for (const [ts, values] of points)
-        if (values.length > 1)
-          failures.push(
-            `${tenant} ${series} t=${rel(ctx.epochMs, ts)} read ${values.length} times (${values.join(', ')})`,
-          );
-    for (const s of ctx.ledger.samples(tenant)) {
-      if (sampleStatus(s) !== 'acked' || ctx.model.expectation(s, read.startedAt) !== 'present')
-        continue;
-      judged++;
-      const values = observed.get(s.series)?.get(s.timestamp);
-      if (values === undefined) failures.push(`lost: ${describeSample(ctx, s)}`);
-      else if (!values.some((v) => sameValue(v, s.value)))
-        failures.push(`wrong value ${values.join(', ')}: ${describeSample(ctx, s)}`);
+  const rounds = roundsOf(ctx);
+  for (const { round, prefix } of rounds)
+    for (const tenant of ctx.tenants) {
+      const read = round.reads.get(tenant);
+      if (read === undefined) continue;
+      const observed = observedPoints(read);
+      for (const [series, points] of observed)
+        for (const [ts, values] of points)
+          if (values.length > 1)
+            failures.push(
+              `${prefix}${tenant} ${series} t=${rel(ctx.epochMs, ts)} read ${values.length} times (${values.join(', ')})`,
+            );
+      for (const s of ctx.ledger.samples(tenant)) {
+        if (sampleStatus(s) !== 'acked' || ctx.model.expectation(s, read.startedAt) !== 'present')
+          continue;
+        judged++;
+        const values = observed.get(s.series)?.get(s.timestamp);
+        if (values === undefined) failures.push(`${prefix}lost: ${describeSample(ctx, s)}`);
+        else if (!values.some((v) => sameValue(v, s.value)))
+          failures.push(`${prefix}wrong value ${values.join(', ')}: ${describeSample(ctx, s)}`);
+      }
     }
-  }
+  const where =
+    rounds.length > 1
+      ? `${rounds.length} reads (${rounds.map((r) => r.round.label).join(', ')})`
+      : 'the final reads';
   return verdict(
     'acked_readable_exactly_once',
     failures,
     'violation(s) of "every acknowledged sample is readable exactly once"',
-    `all ${judged} samples acknowledged before the final reads are readable exactly once (${ctx.tenants.length} tenant(s))`,
+    `${judged} judgements over ${where}: every sample acknowledged before a read is in it exactly once (${ctx.tenants.length} tenant(s))`,
   );
 }
 
@@ -122,30 +136,33 @@ export function checkNoPhantoms(ctx: CheckContext): CheckResult {
   const failures = missingReadFailures(ctx);
   let read = 0;
   let unacked = 0;
-  for (const tenant of ctx.tenants) {
-    const answer = ctx.reads.finalReads.get(tenant);
-    if (answer === undefined) continue;
-    for (const [series, points] of observedPoints(answer)) {
-      for (const [ts, values] of points) {
-        read++;
-        const s = ctx.ledger.lookup(tenant, series, ts);
-        if (s === undefined) {
-          failures.push(
-            `${tenant} ${series} t=${rel(ctx.epochMs, ts)} was never written to ${tenant}`,
-          );
-          continue;
+  for (const { round, prefix } of roundsOf(ctx))
+    for (const tenant of ctx.tenants) {
+      const answer = round.reads.get(tenant);
+      if (answer === undefined) continue;
+      for (const [series, points] of observedPoints(answer)) {
+        for (const [ts, values] of points) {
+          read++;
+          const s = ctx.ledger.lookup(tenant, series, ts);
+          if (s === undefined) {
+            failures.push(
+              `${prefix}${tenant} ${series} t=${rel(ctx.epochMs, ts)} was never written to ${tenant}`,
+            );
+            continue;
+          }
+          if (!values.every((v) => sameValue(v, s.value)))
+            failures.push(
+              `${prefix}read value(s) ${values.join(', ')} for ${describeSample(ctx, s)}`,
+            );
+          const exp = ctx.model.expectation(s, answer.startedAt);
+          if (exp === 'absent')
+            failures.push(
+              `${prefix}${sampleStatus(s) === 'unsent' ? 'never-sent' : 'refused'} sample is readable: ${describeSample(ctx, s)}`,
+            );
+          if (sampleStatus(s) !== 'acked') unacked++;
         }
-        if (!values.every((v) => sameValue(v, s.value)))
-          failures.push(`read value(s) ${values.join(', ')} for ${describeSample(ctx, s)}`);
-        const exp = ctx.model.expectation(s, answer.startedAt);
-        if (exp === 'absent')
-          failures.push(
-            `${sampleStatus(s) === 'unsent' ? 'never-sent' : 'refused'} sample is readable: ${describeSample(ctx, s)}`,
-          );
-        if (sampleStatus(s) !== 'acked') unacked++;
       }
     }
-  }
   return verdict(
     'no_phantoms',
     failures,
@@ -165,7 +182,6 @@ export function checkIngestionRule(
   ctx: CheckContext,
   opts: { expectRejected: readonly string[] },
 ): CheckResult {
-  ctx.model.assertNoHeadCompaction();
   const failures: string[] = [];
   const refusedByTenant = new Map<string, number>();
   const undecidedByTenant = new Map<string, number>();

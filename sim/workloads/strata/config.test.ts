@@ -7,7 +7,7 @@ import {
   queryText,
   type StrataWorkloadConfig,
 } from './config.js';
-import { runtimeConfigYaml, strataNodeConfig } from './strata_process.js';
+import { runtimeConfigYaml, strataNodeConfig } from './node_config.js';
 
 const parse = (raw: Record<string, unknown>): StrataWorkloadConfig =>
   parseStrataConfig(raw, 'workload');

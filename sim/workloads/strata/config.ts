@@ -7,16 +7,22 @@ import {
   readObject,
   readString,
 } from '../../fields/index.js';
+import { describeLongTerm, parseLongTerm, type LongTermConfig } from './config_long_term.js';
 
 /**
  * Deliberately broken ingesters, for proving that the checks catch what they claim to catch.
  * `none` runs the real ingester untouched; the harness breaks the others from outside (by
- * wrapping the node's Transport), never through a hook in product code.
+ * wrapping the node's Transport or FileSystem), never through a hook in product code.
  */
 export const BROKEN_INGESTER_MODES = [
   'none',
   /** `ingester.Push` answers success at once and runs the real handler `broken_ack_delay` later. */
   'ack_before_wal',
+  /**
+   * A shipper that deletes each freshly cut block before uploading it: the block directory
+   * goes when the shipper next lists the tenant's directory (needs `long_term`).
+   */
+  'delete_before_ship',
 ] as const;
 
 export type BrokenIngesterMode = (typeof BROKEN_INGESTER_MODES)[number];
@@ -62,6 +68,8 @@ export interface StrataWorkloadConfig {
   blockRangeMs: number;
   brokenIngester: BrokenIngesterMode;
   brokenAckDelayMs: number;
+  /** The long-term path (shipping, store-gateways, cleaner); undefined: ingesters only. */
+  longTerm: LongTermConfig | undefined;
   tenants: TenantSpec[];
   scrape: {
     /** Series per writer per tenant. */
@@ -89,6 +97,12 @@ export interface StrataWorkloadConfig {
   reader: {
     /** When the final reads start (offset after the epoch); must follow the last scrape. */
     readAtMs: number;
+    /**
+     * Earlier read phases (offsets, ascending, before `readAtMs`): every tenant is read
+     * whole, like the final read, and judged the same way (e.g. before and after the
+     * ingesters deleted their local blocks).
+     */
+    phasesMs: number[];
     /** Period of the query mix during the run (0: none). */
     intervalMs: number;
     queries: QuerySpec[];
@@ -97,7 +111,15 @@ export interface StrataWorkloadConfig {
   settleMs: number;
 }
 
-export const STRATA_ROLES = ['distributor', 'ingester', 'querier', 'writer', 'reader'] as const;
+export const STRATA_ROLES = [
+  'distributor',
+  'ingester',
+  'querier',
+  'store-gateway',
+  'compactor',
+  'writer',
+  'reader',
+] as const;
 
 export function parseStrataConfig(
   raw: Readonly<Record<string, unknown>>,
@@ -116,6 +138,7 @@ export function parseStrataConfig(
     'outages',
     'reader',
     'settle',
+    'long_term',
   ]);
   const broken = readString(o.broken_ingester, `${where}.broken_ingester`, 'none');
   if (!(BROKEN_INGESTER_MODES as readonly string[]).includes(broken)) {
@@ -145,6 +168,11 @@ export function parseStrataConfig(
   const names = new Set(tenants.map((t) => t.name));
   const reader = parseReader(o.reader, `${where}.reader`, names, scrape.stopMs);
   const blockRangeMs = positive(o.block_range, `${where}.block_range`, 2 * 3_600_000);
+  const longTerm = parseLongTerm(o.long_term, `${where}.long_term`, blockRangeMs);
+  if (broken === 'delete_before_ship' && longTerm === undefined)
+    throw new ScenarioError(
+      `${where}.broken_ingester: delete_before_ship needs ${where}.long_term (nothing ships without it)`,
+    );
   return {
     replicationFactor: readNumber(o.replication_factor, `${where}.replication_factor`, 3, {
       min: 1,
@@ -155,6 +183,7 @@ export function parseStrataConfig(
     blockRangeMs,
     brokenIngester: broken as BrokenIngesterMode,
     brokenAckDelayMs: positive(o.broken_ack_delay, `${where}.broken_ack_delay`, 500),
+    longTerm,
     tenants,
     scrape,
     remoteWrite,
@@ -250,12 +279,25 @@ function parseReader(
   tenants: ReadonlySet<string>,
   stopMs: number,
 ): StrataWorkloadConfig['reader'] {
-  const r = readObject(value, where, ['read_at', 'interval', 'queries']);
+  const r = readObject(value, where, ['read_at', 'read_phases', 'interval', 'queries']);
   const readAtMs = positive(r.read_at, `${where}.read_at`, stopMs + 30_000);
   if (readAtMs <= stopMs)
     throw new ScenarioError(
       `${where}.read_at: must follow scrape.stop (${formatDuration(stopMs)}), got ${formatDuration(readAtMs)}`,
     );
+  const phasesMs = readArray(r.read_phases, `${where}.read_phases`).map((raw, i) => {
+    const w = `${where}.read_phases[${i}]`;
+    const at = positive(raw, w, 0);
+    if (at >= readAtMs)
+      throw new ScenarioError(
+        `${w}: must come before read_at (${formatDuration(readAtMs)}), got ${formatDuration(at)}`,
+      );
+    return at;
+  });
+  phasesMs.forEach((at, i) => {
+    if (i > 0 && at <= (phasesMs[i - 1] as number))
+      throw new ScenarioError(`${where}.read_phases[${i}]: phases must be in ascending order`);
+  });
   const queries = readArray(r.queries, `${where}.queries`).map((raw, i): QuerySpec => {
     const w = `${where}.queries[${i}]`;
     const q = readObject(raw, w, ['kind', 'tenant', 'metric', 'range', 'at']);
@@ -278,6 +320,7 @@ function parseReader(
   });
   return {
     readAtMs,
+    phasesMs,
     intervalMs: readDuration(r.interval, `${where}.interval`, 0),
     queries,
   };
@@ -314,13 +357,18 @@ export function describeStrata(c: StrataWorkloadConfig): string[] {
     lines.push(
       `  outage of ${node}: ${windows.map((w) => `+${formatDuration(w.fromMs)}..+${formatDuration(w.untilMs)}`).join(', ')} (buffers, then catches up oldest first)`,
     );
+  if (c.longTerm !== undefined) lines.push(describeLongTerm(c.longTerm));
   lines.push(
-    `  reader: final reads at +${formatDuration(c.reader.readAtMs)}, ${c.reader.queries.length} model queries` +
+    `  reader: ${c.reader.phasesMs.map((p) => `reads at +${formatDuration(p)}, `).join('')}final reads at +${formatDuration(c.reader.readAtMs)}, ${c.reader.queries.length} model queries` +
       (c.reader.intervalMs > 0 ? `, query mix every ${formatDuration(c.reader.intervalMs)}` : ''),
   );
-  if (c.brokenIngester !== 'none')
+  if (c.brokenIngester === 'ack_before_wal')
     lines.push(
-      `  [DELIBERATE BUG: ingesters ${c.brokenIngester}, real handler runs ${formatDuration(c.brokenAckDelayMs)} after the ack]`,
+      `  [DELIBERATE BUG: ingesters ack_before_wal, real handler runs ${formatDuration(c.brokenAckDelayMs)} after the ack]`,
+    );
+  if (c.brokenIngester === 'delete_before_ship')
+    lines.push(
+      '  [DELIBERATE BUG: ingesters delete_before_ship, each cut block is deleted before the shipper uploads it]',
     );
   return lines;
 }

@@ -1,4 +1,12 @@
-import { ScenarioError, readDuration, readObject, readStringList } from '../../fields/index.js';
+import {
+  ScenarioError,
+  readBoolean,
+  readDuration,
+  readNumber,
+  readObject,
+  readStringList,
+} from '../../fields/index.js';
+import { BlockDiskLog } from './block_disk.js';
 import type { CheckContext } from './checks.js';
 import {
   checkAckedReadableExactlyOnce,
@@ -7,7 +15,13 @@ import {
   checkModelQueries,
   checkNoPhantoms,
 } from './checks.js';
-import type { WorkloadDefinition } from '../workload.js';
+import {
+  blocksInBucket,
+  checkBlocksShipped,
+  checkDeletionDelayHonoured,
+} from './checks_long_term.js';
+import type { ObjectStoreEvent } from '../../runtime/index.js';
+import type { CheckResult, WorkloadContext, WorkloadDefinition } from '../workload.js';
 import {
   STRATA_ROLES,
   describeStrata,
@@ -16,12 +30,20 @@ import {
 } from './config.js';
 import { WriteLedger, statusCounts } from './ledger.js';
 import { ReferenceModel } from './model.js';
+import { ReplicaHistory } from './model_replicas.js';
+import { SIM_BUCKET, TSDB_DIR } from './node_config.js';
 import { ReadLog } from './read_log.js';
 import { strataReader } from './reader.js';
 import { strataProcess } from './strata_process.js';
 import { outageEndAt, strataWriter } from './writer.js';
 
 const DEFAULT_LIVENESS_WITHIN_MS = 30_000;
+const DEFAULT_SHIPPED_WITHIN_MS = 120_000;
+/**
+ * How long after a (re)start an ingester may still miss pushes (opening its databases,
+ * rejoining the ring): the model counts pushes sent later towards its max time.
+ */
+const REPLICA_READY_GRACE_MS = 5_000;
 /** The final reads wait at least this long after the last fault event. */
 const READ_AFTER_QUIET_MS = 10_000;
 
@@ -31,6 +53,8 @@ export const STRATA_CHECKS = [
   'ingestion_rule',
   'model_queries',
   'liveness',
+  'blocks_shipped',
+  'deletion_delay_honoured',
 ] as const;
 
 /**
@@ -66,6 +90,8 @@ export const strataWorkload: WorkloadDefinition<StrataWorkloadConfig> = {
       throw new ScenarioError(
         `workload.replication_factor: ${config.replicationFactor} needs at least that many ingesters, got ${ingesters.length}`,
       );
+    validateLongTermTopology(config, ctx);
+    const blockLog = config.longTerm === undefined ? undefined : new BlockDiskLog();
     for (const node of config.outages.keys())
       if (!(ctx.nodesByRole.get('writer') ?? []).includes(node))
         throw new ScenarioError(`workload.outages: ${node} is not a writer node`);
@@ -82,6 +108,14 @@ export const strataWorkload: WorkloadDefinition<StrataWorkloadConfig> = {
         tenants: config.tenants,
         blockRangeMs: config.blockRangeMs,
         settleMs: config.settleMs,
+        replicationFactor: config.replicationFactor,
+        replicas: new ReplicaHistory({
+          nodes: ingesters,
+          startAt: ctx.epochMs,
+          events: ctx.nodeEvents,
+          flushOnStop: config.longTerm?.flushOnShutdown ?? false,
+          readyGraceMs: REPLICA_READY_GRACE_MS,
+        }),
       });
       return {
         ledger,
@@ -105,9 +139,16 @@ export const strataWorkload: WorkloadDefinition<StrataWorkloadConfig> = {
       factoryFor(role) {
         switch (role) {
           case 'distributor':
-          case 'ingester':
           case 'querier':
-            return (env) => strataProcess(env, role, config);
+          case 'store-gateway':
+          case 'compactor':
+            return (env) => strataProcess(env, role, config, { now });
+          case 'ingester':
+            return (env) =>
+              strataProcess(env, role, config, {
+                now,
+                ...(blockLog === undefined ? {} : { blockLog }),
+              });
           case 'writer':
             return (env) =>
               strataWriter(env, config, {
@@ -173,6 +214,49 @@ export const strataWorkload: WorkloadDefinition<StrataWorkloadConfig> = {
                 s.scrapedAt,
             });
           }
+          case 'blocks_shipped': {
+            const o = readObject(spec.options, 'checks.blocks_shipped', ['within', 'min_blocks']);
+            if (blockLog === undefined) return notLongTerm(spec.name);
+            return checkBlocksShipped({
+              blocks: blockLog.blocks,
+              shippedAt: blocksInBucket(bucketHistory(ctx)),
+              onDisk: (b) =>
+                ctx.cluster.node(b.node).disk.lookup(`${TSDB_DIR}/${b.tenant}/${b.ulid}`) !==
+                undefined,
+              powerLosses: (node) =>
+                ctx.nodeEvents
+                  .filter((e) => e.node === node && e.kind === 'power_loss')
+                  .map((e) => e.at),
+              quietAtMs: ctx.quietAtMs,
+              withinMs: readDuration(
+                o.within,
+                'checks.blocks_shipped.within',
+                DEFAULT_SHIPPED_WITHIN_MS,
+              ),
+              judgeUntilMs: ctx.endMs,
+              minBlocks: readNumber(o.min_blocks, 'checks.blocks_shipped.min_blocks', 1, {
+                min: 0,
+                integer: true,
+              }),
+              epochMs: ctx.epochMs,
+            });
+          }
+          case 'deletion_delay_honoured': {
+            const o = readObject(spec.options, 'checks.deletion_delay_honoured', [
+              'expect_deletions',
+            ]);
+            if (config.longTerm === undefined) return notLongTerm(spec.name);
+            return checkDeletionDelayHonoured({
+              history: bucketHistory(ctx),
+              deletionDelayMs: config.longTerm.deletionDelayMs,
+              expectDeletions: readBoolean(
+                o.expect_deletions,
+                'checks.deletion_delay_honoured.expect_deletions',
+                false,
+              ),
+              epochMs: ctx.epochMs,
+            });
+          }
           default:
             throw new Error(`strata has no check ${JSON.stringify(spec.name)}`);
         }
@@ -181,13 +265,57 @@ export const strataWorkload: WorkloadDefinition<StrataWorkloadConfig> = {
         const counts = statusCounts(ledger);
         const attempts = ledger.pushes.reduce((n, p) => n + p.attempts.length, 0);
         const series = [...reads.finalReads.values()].reduce((n, r) => n + r.series.length, 0);
+        const phases = reads.phases
+          .map((p) => `${p.label} ${p.reads.size}/${config.tenants.length}`)
+          .join(', ');
+        const blocks =
+          blockLog === undefined
+            ? ''
+            : `; blocks cut ${blockLog.blocks.length}, in the bucket ${blocksInBucket(bucketHistory(ctx)).size}, deleted locally ${blockLog.blocks.filter((b) => b.deletedAt !== undefined).length}`;
         return (
           `generated ${ledger.generatedCount} samples, ${ledger.pushes.length} pushes (${attempts} attempts); ` +
           `acked ${counts.acked}, refused ${counts.rejected}, unknown ${counts.unknown}, unsent ${counts.unsent}; ` +
           `final reads ${reads.finalReads.size}/${config.tenants.length} tenants (${series} series), ` +
-          `${reads.queryAnswers.length} model query answers, query mix ${reads.mixOk} ok / ${reads.mixFailed} failed`
+          `${reads.queryAnswers.length} model query answers, query mix ${reads.mixOk} ok / ${reads.mixFailed} failed` +
+          (phases === '' ? '' : `; ${phases} tenants`) +
+          blocks
         );
       },
     };
   },
 };
+
+/** The store-gateways, the compactor and the long-term settings come together. */
+function validateLongTermTopology(config: StrataWorkloadConfig, ctx: WorkloadContext): void {
+  const count = (role: string): number => ctx.nodesByRole.get(role)?.length ?? 0;
+  const lt = config.longTerm;
+  if (lt === undefined) {
+    for (const role of ['store-gateway', 'compactor'])
+      if (count(role) > 0)
+        throw new ScenarioError(
+          `topology: ${role} nodes need workload.long_term (the bucket and its settings)`,
+        );
+    return;
+  }
+  for (const role of ['store-gateway', 'compactor'])
+    if (count(role) === 0)
+      throw new ScenarioError(`workload.long_term: needs at least one ${role} node`);
+  if (count('store-gateway') < lt.storeGatewayReplicationFactor)
+    throw new ScenarioError(
+      `workload.long_term.store_gateway_replication_factor: ${lt.storeGatewayReplicationFactor} needs at least that many store-gateways, got ${count('store-gateway')}`,
+    );
+}
+
+/** Every upload and delete of the blocks bucket (none if no node opened it). */
+function bucketHistory(ctx: WorkloadContext): readonly ObjectStoreEvent[] {
+  const store = ctx.services.allObjectStores().find((s) => s.config.name === `s3:${SIM_BUCKET}`);
+  return store?.history ?? [];
+}
+
+function notLongTerm(name: string): CheckResult {
+  return {
+    name,
+    verdict: 'pass',
+    detail: 'not applicable: the scenario has no workload.long_term',
+  };
+}

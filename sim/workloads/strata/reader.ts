@@ -4,7 +4,8 @@ import type { SimProcess } from '../../cluster/index.js';
 import { queryText, type StrataWorkloadConfig } from './config.js';
 import { seriesKey } from './generator.js';
 import { parseVectorResult } from './model_query.js';
-import type { ReadLog, ReadSeries } from './read_log.js';
+import { formatDuration } from '../../fields/index.js';
+import type { FinalRead, ReadLog, ReadSeries } from './read_log.js';
 import { TENANT_HEADER } from './writer.js';
 
 export const QUERIER_SELECT_METHOD = 'querier.Select';
@@ -87,8 +88,15 @@ export function strataReader(env: Env, config: StrataWorkloadConfig, deps: Reade
     return body.resultType !== undefined ? body : body.data;
   };
 
-  const finalReads = async (): Promise<void> => {
-    // Rounds over the tenants not read yet, so one failing tenant does not starve the others.
+  /**
+   * Reads every tenant whole, in rounds over the tenants not read yet (so one failing tenant
+   * does not starve the others), until all answered or `until` passed. False when stopped.
+   */
+  const readAll = async (
+    reads: Map<string, FinalRead>,
+    errors: Map<string, string>,
+    until: number,
+  ): Promise<boolean> => {
     let pending = config.tenants.map((t) => t.name);
     for (let attempt = 1; pending.length > 0; attempt++) {
       const failed: string[] = [];
@@ -96,7 +104,7 @@ export function strataReader(env: Env, config: StrataWorkloadConfig, deps: Reade
         const startedAt = deps.now();
         try {
           const series = await select(tenant);
-          deps.log.finalReads.set(tenant, {
+          reads.set(tenant, {
             tenant,
             startedAt,
             answeredAt: deps.now(),
@@ -104,14 +112,37 @@ export function strataReader(env: Env, config: StrataWorkloadConfig, deps: Reade
             series,
           });
         } catch (err) {
-          if (controller.signal.aborted) return;
-          deps.log.finalReadErrors.set(tenant, `attempt ${attempt}: ${(err as Error).message}`);
+          if (controller.signal.aborted) return false;
+          errors.set(tenant, `attempt ${attempt}: ${(err as Error).message}`);
           failed.push(tenant);
         }
       }
       pending = failed;
-      if (pending.length > 0 && !(await sleep(RETRY_MS))) return;
+      if (pending.length === 0 || deps.now() + RETRY_MS >= until) return true;
+      if (!(await sleep(RETRY_MS))) return false;
     }
+    return true;
+  };
+
+  /** Read phases before the final reads: each one gives up when the next one is due. */
+  const phases = async (): Promise<void> => {
+    const starts = config.reader.phasesMs.map((p) => deps.epochMs + p);
+    for (const [i, at] of starts.entries()) {
+      if (at >= deps.readAtMs) return;
+      if (at > deps.now() && !(await sleep(at - deps.now()))) return;
+      const round = {
+        label: `read phase at +${formatDuration(at - deps.epochMs)}`,
+        reads: new Map<string, FinalRead>(),
+        errors: new Map<string, string>(),
+      };
+      deps.log.phases.push(round);
+      if (!(await readAll(round.reads, round.errors, starts[i + 1] ?? deps.readAtMs))) return;
+      log.info('read phase done', { phase: round.label, tenants: round.reads.size });
+    }
+  };
+
+  const finalReads = async (): Promise<void> => {
+    if (!(await readAll(deps.log.finalReads, deps.log.finalReadErrors, Infinity))) return;
     for (const [index, spec] of config.reader.queries.entries()) {
       for (const at of spec.atMs) {
         const atMs = deps.epochMs + at;
@@ -169,6 +200,7 @@ export function strataReader(env: Env, config: StrataWorkloadConfig, deps: Reade
     start(signal: AbortSignal): Promise<void> {
       signal.addEventListener('abort', () => controller.abort(), { once: true });
       void mix();
+      void phases();
       env.clock.setTimer(Math.max(0, deps.readAtMs - deps.now()), () => void finalReads());
       return Promise.resolve();
     },

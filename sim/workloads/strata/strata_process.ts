@@ -1,5 +1,4 @@
 import { Strata } from '../../../src/app/index.js';
-import { defaultConfig, formatDuration, type Config } from '../../../src/config/index.js';
 import { INGESTER_PUSH } from '../../../src/ingester/index.js';
 import {
   jsonBody,
@@ -11,68 +10,39 @@ import {
   type Transport,
 } from '../../../src/runtime/index.js';
 import type { SimProcess } from '../../cluster/index.js';
-import type { StrataWorkloadConfig, TenantSpec } from './config.js';
+import { DeleteBeforeShipFileSystem, ObservedFileSystem, type BlockDiskLog } from './block_disk.js';
+import type { StrataWorkloadConfig } from './config.js';
+import {
+  RUNTIME_CONFIG_DIR,
+  RUNTIME_CONFIG_PATH,
+  runtimeConfigYaml,
+  strataNodeConfig,
+  type StrataTarget,
+} from './node_config.js';
 
-export const RUNTIME_CONFIG_DIR = '/etc/strata';
-export const RUNTIME_CONFIG_PATH = `${RUNTIME_CONFIG_DIR}/runtime.yaml`;
-export const TSDB_DIR = '/data/tsdb';
-
-/** The Strata targets the workload runs on nodes (the other roles are clients). */
-export type StrataTarget = 'distributor' | 'ingester' | 'querier';
-
-/**
- * The configuration of one simulated Strata process: the defaults, with the node's role as
- * target, the cluster-wide in-memory ring (one store shared by every simulated node), the
- * node name as ring id, quick heartbeats so crashed ingesters turn unhealthy within the run,
- * auth on (tenants come from `X-Scope-OrgID`) and the runtime-config file for overrides.
- */
-export function strataNodeConfig(
-  target: StrataTarget,
-  nodeName: string,
-  c: StrataWorkloadConfig,
-): Config {
-  const config = defaultConfig();
-  config.target = target;
-  config.auth_enabled = true;
-  const lc = config.ingester.lifecycler;
-  lc.id = nodeName;
-  lc.heartbeat_period = c.heartbeatPeriodMs;
-  lc.join_after = 0;
-  lc.min_ready_duration = 0;
-  lc.ring.kvstore.store = 'inmemory';
-  lc.ring.heartbeat_timeout = c.heartbeatTimeoutMs;
-  lc.ring.replication_factor = c.replicationFactor;
-  config.tsdb.dir = TSDB_DIR;
-  const longer = config.tsdb.block_ranges_period.filter((r) => r > c.blockRangeMs);
-  config.tsdb.block_ranges_period = [c.blockRangeMs, ...longer];
-  if (c.tenants.some((t) => t.outOfOrderWindowMs > 0))
-    config.runtime_config.file = RUNTIME_CONFIG_PATH;
-  return config;
-}
-
-/** The runtime-config file (Cortex format) with each tenant's overrides; '' when none. */
-export function runtimeConfigYaml(tenants: readonly TenantSpec[]): string {
-  const lines = tenants
-    .filter((t) => t.outOfOrderWindowMs > 0)
-    .map(
-      (t) =>
-        `  ${JSON.stringify(t.name)}:\n    out_of_order_time_window: ${formatDuration(t.outOfOrderWindowMs)}\n`,
-    );
-  return lines.length === 0 ? '' : `overrides:\n${lines.join('')}`;
+export interface StrataProcessDeps {
+  /** Where ingesters' block cuts and local deletions go (with the long-term path). */
+  blockLog?: BlockDiskLog;
+  /** Harness time for the block log (true virtual time, unaffected by clock skew). */
+  now: () => number;
 }
 
 /**
  * A Strata process on a simulated node: writes the runtime-config file to the node's disk
  * (it is the operator's file, rewritten on every start), then `Strata.create` and `start`.
- * A crash simply drops it (the incarnation's timers and calls die with it).
+ * A crash simply drops it (the incarnation's timers and calls die with it). An ingester's
+ * file system is watched for block cuts when blocks ship, and a broken ingester gets its
+ * Transport or FileSystem broken from outside.
  */
-export function strataProcess(env: Env, target: StrataTarget, c: StrataWorkloadConfig): SimProcess {
+export function strataProcess(
+  env: Env,
+  target: StrataTarget,
+  c: StrataWorkloadConfig,
+  deps: StrataProcessDeps,
+): SimProcess {
   const config = strataNodeConfig(target, env.nodeName, c);
   const runtimeYaml = runtimeConfigYaml(c.tenants);
-  const procEnv =
-    target === 'ingester' && c.brokenIngester === 'ack_before_wal'
-      ? { ...env, transport: new AckBeforeWalTransport(env, c.brokenAckDelayMs) }
-      : env;
+  const procEnv = target === 'ingester' ? ingesterEnv(env, c, deps) : env;
   let strata: Strata | undefined;
   return {
     async start(signal: AbortSignal): Promise<void> {
@@ -87,6 +57,19 @@ export function strataProcess(env: Env, target: StrataTarget, c: StrataWorkloadC
       await strata?.stop();
     },
   };
+}
+
+function ingesterEnv(env: Env, c: StrataWorkloadConfig, deps: StrataProcessDeps): Env {
+  let fs = env.fs;
+  if (deps.blockLog !== undefined)
+    fs = new ObservedFileSystem(fs, env.nodeName, deps.blockLog, deps.now);
+  if (c.brokenIngester === 'delete_before_ship')
+    fs = new DeleteBeforeShipFileSystem(fs, env.logger.child({ bug: 'delete_before_ship' }));
+  const transport =
+    c.brokenIngester === 'ack_before_wal'
+      ? new AckBeforeWalTransport(env, c.brokenAckDelayMs)
+      : env.transport;
+  return { ...env, fs, transport };
 }
 
 /**

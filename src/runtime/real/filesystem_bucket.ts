@@ -96,13 +96,18 @@ export class FilesystemBucket implements Bucket {
     }
   }
 
+  /**
+   * Deleting a missing object (or a name that is a "directory") succeeds and changes nothing,
+   * as the Bucket contract says.
+   */
   async delete(name: string): Promise<void> {
     const file = this.objectPath(name);
     try {
       const st = await fsp.stat(file);
-      if (!st.isFile()) throw new ObjectNotFoundError(name);
+      if (!st.isFile()) return;
       await fsp.unlink(file);
     } catch (err) {
+      if (isMissing(err)) return;
       throw this.mapError(err, name);
     }
     await this.removeEmptyParents(path.dirname(file));

@@ -1,7 +1,7 @@
 /**
  * The real runtime: the Env of a production process (wall-clock time, a crypto-seeded PRNG,
  * node:fs, HTTP between processes, pino, a prom-client registry with process metrics), the
- * filesystem bucket, the HTTP listener the API server uses, and the pprof profiler. This is
+ * filesystem bucket and the S3/GCS/Azure object-store clients, the HTTP listener the API server uses, and the pprof profiler. This is
  * the only code outside the simulation kernel allowed to touch nondeterministic globals and
  * real IO. Only the app and CLI wiring import it; components and `sim/` must never do so.
  */
@@ -9,6 +9,9 @@ export { RealClock, type RealClockConfig } from './real_clock.js';
 export { createRealRandom } from './real_random.js';
 export { NodeFileSystem, toFileSystemError } from './node_filesystem.js';
 export { FilesystemBucket } from './filesystem_bucket.js';
+export { S3Bucket, type S3BucketConfig } from './s3_bucket.js';
+export { GcsBucket, type GcsBucketConfig } from './gcs_bucket.js';
+export { AzureBucket, azureServiceUrl, type AzureBucketConfig } from './azure_bucket.js';
 export {
   HttpTransport,
   DEFAULT_MAX_RPC_BODY_BYTES,

@@ -5,9 +5,12 @@ import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { CapturingLogger, ManualClock } from '../testing/index.js';
 import { MultiKV } from '../multi/index.js';
+import { AzureBucket } from './azure_bucket.js';
 import { EtcdKV } from './etcd_kv.js';
+import { GcsBucket } from './gcs_bucket.js';
 import { RealBucketProvider, RealCacheProvider, RealKVProvider } from './providers.js';
 import { createRealEnv } from './real_env.js';
+import { S3Bucket } from './s3_bucket.js';
 
 const enc = new TextEncoder();
 
@@ -28,21 +31,31 @@ describe('RealBucketProvider', () => {
     }
   });
 
-  it('names the object-storage backends that are not there yet', () => {
+  it('opens the object-storage clients without contacting the store', () => {
     const provider = new RealBucketProvider({ clock: new ManualClock() });
-    expect(() =>
-      provider.open({
-        backend: 's3',
-        endpoint: 'e',
-        bucketName: 'b',
-        accessKeyId: 'a',
-        secretAccessKey: 's',
-        insecure: false,
-      }),
-    ).toThrow(/"s3".*object-storage issue/);
-    expect(() => provider.open({ backend: 'gcs', bucketName: 'b', serviceAccount: '' })).toThrow(
-      /"gcs"/,
-    );
+    const s3 = provider.open({
+      backend: 's3',
+      endpoint: '127.0.0.1:9000',
+      bucketName: 'blocks',
+      accessKeyId: 'a',
+      secretAccessKey: 's',
+      insecure: true,
+    });
+    expect(s3).toBeInstanceOf(S3Bucket);
+    expect(s3.name).toBe('s3:127.0.0.1:9000/blocks');
+    const gcs = provider.open({ backend: 'gcs', bucketName: 'blocks', serviceAccount: '' });
+    expect(gcs).toBeInstanceOf(GcsBucket);
+    expect(gcs.name).toBe('gcs:blocks');
+    const azure = provider.open({
+      backend: 'azure',
+      accountName: 'acct',
+      accountKey: Buffer.from('key').toString('base64'),
+      containerName: 'blocks',
+      endpointSuffix: '',
+      maxRetries: 20,
+    });
+    expect(azure).toBeInstanceOf(AzureBucket);
+    expect(azure.name).toBe('azure:acct/blocks');
   });
 });
 

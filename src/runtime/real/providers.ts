@@ -7,12 +7,20 @@ import type { Logger } from '../logger.js';
 import { MemoryBucket, MemoryCache, MemoryKV, MemoryKVStore } from '../memory/index.js';
 import { newMetricsRegistry, type MetricsRegistry } from '../metrics.js';
 import { MultiKV, type MultiKVRuntimeSettings } from '../multi/index.js';
+import { AzureBucket } from './azure_bucket.js';
 import { EtcdKV } from './etcd_kv.js';
 import { FilesystemBucket } from './filesystem_bucket.js';
+import { GcsBucket } from './gcs_bucket.js';
 import { RealClock } from './real_clock.js';
 import { createRealLogger } from './real_logger.js';
+import { S3Bucket } from './s3_bucket.js';
 
-/** Opens the bucket backends this build has; the object-storage clients arrive later. */
+/**
+ * Opens the raw bucket clients: filesystem, in-memory, S3 (minio client), GCS and Azure. They
+ * neither retry nor count: `src/bucket`'s `openBucketClient` wraps what this returns with
+ * retries, timeouts and the objstore metrics, the same way in the real process and in the
+ * simulator.
+ */
 export class RealBucketProvider implements BucketProvider {
   constructor(private readonly deps: { clock: Clock }) {}
 
@@ -23,12 +31,11 @@ export class RealBucketProvider implements BucketProvider {
       case 'inmemory':
         return new MemoryBucket({ clock: this.deps.clock });
       case 's3':
+        return new S3Bucket(spec);
       case 'gcs':
+        return new GcsBucket(spec);
       case 'azure':
-        throw new Error(
-          `bucket backend ${JSON.stringify(spec.backend)} is not supported yet: it arrives with the ` +
-            `object-storage issue; use "filesystem" or "inmemory"`,
-        );
+        return new AzureBucket(spec);
     }
   }
 }

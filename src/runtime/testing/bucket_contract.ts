@@ -52,11 +52,19 @@ export function describeBucketContract(
       expect(await bucket.get('empty')).toEqual(new Uint8Array(0));
     });
 
-    it('rejects get, getRange, attributes and delete of a missing object with ObjectNotFoundError', async () => {
+    it('rejects get, getRange and attributes of a missing object with ObjectNotFoundError', async () => {
       await expectNotFound(bucket.get('missing/obj'), 'missing/obj');
       await expectNotFound(bucket.getRange('missing/obj', 0, 1), 'missing/obj');
       await expectNotFound(bucket.attributes('missing/obj'), 'missing/obj');
-      await expectNotFound(bucket.delete('missing/obj'), 'missing/obj');
+    });
+
+    it('deletes a missing object without error (idempotent delete)', async () => {
+      await bucket.delete('missing/obj');
+      await bucket.upload('twice', bytes('x'));
+      await bucket.delete('twice');
+      await bucket.delete('twice');
+      expect(await bucket.exists('twice')).toBe(false);
+      expect(await bucket.list('')).toEqual([]);
     });
 
     it('reports existence', async () => {

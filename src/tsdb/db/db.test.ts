@@ -250,14 +250,40 @@ describe('the compaction loop', () => {
 });
 
 describe('retention', () => {
-  it('deletes blocks more than `retention` behind the newest', async () => {
-    const fs = new DiskFileSystem();
-    const db = await openDB(fs, { ...SMALL, retention: RANGE });
+  it('keeps every block without a deletion policy', async () => {
+    const db = await openDB(new DiskFileSystem(), SMALL);
     await appendAll(db, regularSamples(1, START, START + 5 * RANGE, 60_000));
     await db.compactHead();
+    expect(db.blocks()).toHaveLength(4);
+    expect(await db.applyRetention()).toEqual([]);
+    expect(db.blocks()).toHaveLength(4);
+    await db.close();
+  });
+
+  it('deletes exactly the blocks the policy allows, after compaction and on demand', async () => {
+    const fs = new DiskFileSystem();
+    const allowed = new Set<string>();
+    const asked: { ulid: string; newest: number }[] = [];
+    const db = await openDB(fs, {
+      ...SMALL,
+      blockDeletable: (meta, view) => {
+        asked.push({ ulid: meta.ulid, newest: view.newestMaxTime });
+        return allowed.has(meta.ulid);
+      },
+    });
+    await appendAll(db, regularSamples(1, START, START + 5 * RANGE, 60_000));
+    await db.compactHead();
+    const all = db.blocks().map((b) => b.meta);
+    expect(all).toHaveLength(4);
+    const newest = Math.max(...all.map((m) => m.maxTime));
+    // Every loaded block was asked about, with the newest block's max time as the anchor.
+    expect(asked.map((a) => a.ulid).sort()).toEqual(all.map((m) => m.ulid).sort());
+    expect(new Set(asked.map((a) => a.newest))).toEqual(new Set([newest]));
+    allowed.add(all[0]!.ulid);
+    allowed.add(all[1]!.ulid);
+    expect((await db.applyRetention()).sort()).toEqual([all[0]!.ulid, all[1]!.ulid].sort());
     const kept = db.blocks();
-    expect(kept.length).toBe(2);
-    expect(kept[1]!.meta.maxTime - kept[0]!.meta.maxTime).toBe(RANGE);
+    expect(kept.map((b) => b.meta.ulid)).toEqual([all[2]!.ulid, all[3]!.ulid]);
     const names = (await fs.readdir('/data/tenant')).filter((n) => n !== 'wal');
     expect(names.sort()).toEqual(kept.map((b) => b.meta.ulid).sort());
     await db.close();

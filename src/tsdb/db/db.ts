@@ -52,8 +52,13 @@ export interface TSDBConfig {
   walCompression?: boolean;
   /** WAL segment size in bytes (default 128 MiB). */
   walSegmentSize?: number;
-  /** Blocks whose max time is more than this many ms behind the newest block's are deleted. */
-  retention?: number;
+  /**
+   * Which loaded blocks retention may delete, asked about every block after each head
+   * compaction (and by `applyRetention`). Absent: no block is ever deleted. The database
+   * cannot know whether a block is safe anywhere else (shipped to the bucket), so the owner
+   * decides: the ingester's rule is "shipped, and older than retention_period".
+   */
+  blockDeletable?: BlockDeletable;
   /** How often the service loop tries to compact the head (`head_compaction_interval`), ms. */
   headCompactionInterval?: number;
   /** External labels written into cut blocks' Thanos meta section (e.g. the tenant). */
@@ -66,6 +71,15 @@ export interface TSDBConfig {
   /** Out-of-order samples per series buffered before they become a chunk (default 32). */
   outOfOrderCapMax?: number;
 }
+
+/** What retention knows besides the block itself when it asks whether the block may go. */
+export interface RetentionView {
+  /** The largest max time among the loaded blocks (Prometheus's BeyondTimeRetention anchor). */
+  readonly newestMaxTime: number;
+}
+
+/** Whether retention may delete a block now (see TSDBConfig.blockDeletable). */
+export type BlockDeletable = (meta: BlockMeta, view: RetentionView) => boolean;
 
 export interface TSDBDeps {
   fs: FileSystem;
@@ -287,7 +301,7 @@ export class TSDB {
     // Like Prometheus, out-of-order data is compacted after the head was (it may then
     // overlap the new in-order blocks; queries and vertical compaction merge them).
     const oooBlocks = ranges.length > 0 ? await this.compactOOONow() : [];
-    await this.applyRetention();
+    await this.applyRetentionNow();
     return { blocks, oooBlocks, ranges };
   }
 
@@ -307,7 +321,7 @@ export class TSDB {
     }
     const oooBlocks = await this.compactOOONow();
     if (ranges.length > 0) await this.checkpointWholeWAL(last + 1);
-    await this.applyRetention();
+    await this.applyRetentionNow();
     return { blocks, oooBlocks, ranges };
   }
 
@@ -423,14 +437,24 @@ export class TSDB {
   }
 
   /**
-   * Deletes blocks whose max time is more than `retention` behind the newest block's
-   * (Prometheus BeyondTimeRetention), renaming each out of sight before removing it.
+   * Deletes the blocks the `blockDeletable` policy allows (none without a policy), renaming
+   * each out of sight before removing it. Runs after every head compaction; queued behind a
+   * running compaction when called directly. Returns the ULIDs deleted.
    */
-  private async applyRetention(): Promise<void> {
-    const retention = this.config.retention;
-    if (retention === undefined || retention <= 0 || this.blockList.length === 0) return;
-    const newest = Math.max(...this.blockList.map((b) => b.meta.maxTime));
-    const doomed = this.blockList.filter((b) => newest - b.meta.maxTime > retention);
+  applyRetention(): Promise<string[]> {
+    const run = this.compactionQueue.then(() => this.applyRetentionNow());
+    this.compactionQueue = run.catch(() => undefined);
+    return run;
+  }
+
+  private async applyRetentionNow(): Promise<string[]> {
+    this.checkOpen();
+    const deletable = this.config.blockDeletable;
+    if (deletable === undefined || this.blockList.length === 0) return [];
+    const view: RetentionView = {
+      newestMaxTime: Math.max(...this.blockList.map((b) => b.meta.maxTime)),
+    };
+    const doomed = this.blockList.filter((b) => deletable(b.meta, view));
     for (const b of doomed) {
       const idx = this.blockList.indexOf(b);
       this.blockList.splice(idx, 1);
@@ -442,6 +466,7 @@ export class TSDB {
       await this.deps.fs.remove(tmp, { recursive: true });
       this.deps.logger.info('block deleted by retention', { dir: this.dir, block: b.meta.ulid });
     }
+    return doomed.map((b) => b.meta.ulid);
   }
 
   private checkOpen(): void {

@@ -12,8 +12,10 @@ export {
   DEFAULT_HEAD_COMPACTION_INTERVAL,
   TMP_FOR_DELETION_SUFFIX,
   TSDB,
+  type BlockDeletable,
   type CompactHeadOptions,
   type HeadCompactionResult,
+  type RetentionView,
   type TSDBConfig,
   type TSDBDeps,
 } from './db.js';

@@ -36,7 +36,18 @@ export {
   postingsForMatchers,
   type PostingsSource,
 } from './postings_for_matchers.js';
-export { IndexReader, type IndexReaderOptions, type IndexSeries } from './reader.js';
+export {
+  IndexReader,
+  type IndexReaderOptions,
+  type IndexSeries,
+  type PostingsRange,
+} from './reader.js';
+export {
+  decodePostingsList,
+  postingsListLength,
+  seriesEntryBody,
+  seriesEntryLength,
+} from './entries.js';
 export {
   IndexWriter,
   type ChunkMeta,

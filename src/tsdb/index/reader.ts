@@ -5,7 +5,7 @@
  * lookup reads a window of the offset table, the postings lists or one series entry.
  */
 import { Labels, compareGoStrings, goQuote } from '../../model/index.js';
-import { DecBuf, crc32c } from '../encoding/index.js';
+import { DecBuf } from '../encoding/index.js';
 import type { ByteSource } from './byte_source.js';
 import {
   DEFAULT_SAMPLING_FACTOR,
@@ -19,6 +19,12 @@ import {
   hex,
   type IndexToc,
 } from './format.js';
+import {
+  checkEntryCrc,
+  decodePostingsList,
+  postingsListLength,
+  seriesEntryBody,
+} from './entries.js';
 import { mergePostings } from './postings.js';
 import type { ChunkMeta } from './writer.js';
 
@@ -38,6 +44,8 @@ interface SampledValue {
   value: string;
   /** Offset of the table entry in the file. */
   entryOffset: number;
+  /** Offset of the value's postings list (bounds the list before it). */
+  postingsOffset: number;
 }
 
 interface LabelNameRange {
@@ -45,6 +53,19 @@ interface LabelNameRange {
   samples: SampledValue[];
   /** Offset just past this name's last table entry. */
   endOffset: number;
+  /** Where the postings list after this name's last one starts (or the postings section ends). */
+  nextPostingsOffset: number;
+}
+
+/**
+ * Where one postings list lies in the index: [offset, end) holds `len | count | refs | CRC`,
+ * possibly followed by alignment padding (end is where the next list starts), so a remote
+ * reader can fetch several lists in one range without first reading their lengths.
+ */
+export interface PostingsRange {
+  readonly value: string;
+  readonly offset: number;
+  readonly end: number;
 }
 
 /** Decoded postings offset table entry. */
@@ -119,23 +140,28 @@ export class IndexReader {
         const entryOffset = base + td.position();
         const entry = decodeTableEntry(td, entryOffset);
         if (entry.name !== currentName) {
-          if (current !== undefined) closeRange(current, last, entryOffset);
+          if (current !== undefined) {
+            closeRange(current, last, entryOffset, entry.postingsOffset);
+          }
           if (currentName !== undefined && compareGoStrings(currentName, entry.name) > 0) {
             throw new IndexFormatError(
               `postings offset table not sorted: ${goQuote(entry.name)} after ${goQuote(currentName)} at offset ${entryOffset}`,
             );
           }
-          current = { samples: [], endOffset: 0 };
+          current = { samples: [], endOffset: 0, nextPostingsOffset: 0 };
           currentName = entry.name;
           labelRanges.set(entry.name, current);
           countForName = 0;
         }
-        last = { value: entry.value, entryOffset };
+        last = { value: entry.value, entryOffset, postingsOffset: entry.postingsOffset };
         if (countForName % factor === 0) (current as LabelNameRange).samples.push(last);
         countForName++;
       }
       td.throwIfError();
-      if (current !== undefined) closeRange(current, last, base + td.position());
+      // Prometheus writes the label indices table right after the postings lists.
+      const postingsEnd =
+        toc.labelIndicesTable > toc.postings ? toc.labelIndicesTable : toc.postingsTable;
+      if (current !== undefined) closeRange(current, last, base + td.position(), postingsEnd);
     }
     return new IndexReader(
       source,
@@ -202,10 +228,22 @@ export class IndexReader {
 
   /** Sorted references of the series that have `name` set to any of `values`. */
   async postings(name: string, ...values: string[]): Promise<Uint32Array> {
-    const range = this.labelRanges.get(name);
-    if (range === undefined || values.length === 0) return new Uint32Array(0);
-    const wanted = [...new Set(values)].sort(compareGoStrings);
     const lists: Uint32Array[] = [];
+    for (const r of await this.postingsRanges(name, values)) {
+      lists.push(await this.readPostings(r.offset));
+    }
+    return lists.length === 1 ? (lists[0] as Uint32Array) : mergePostings(...lists);
+  }
+
+  /**
+   * Where the postings lists of `name` set to each of `values` lie, for the values present,
+   * in table (value) order. Reads only the postings offset table, never a postings list.
+   */
+  async postingsRanges(name: string, values: readonly string[]): Promise<PostingsRange[]> {
+    const range = this.labelRanges.get(name);
+    if (range === undefined || values.length === 0) return [];
+    const wanted = [...new Set(values)].sort(compareGoStrings);
+    const out: PostingsRange[] = [];
     let window: TableEntry[] = [];
     let windowIndex = -1;
     for (const value of wanted) {
@@ -217,10 +255,16 @@ export class IndexReader {
         window = await this.readTableEntries(from, to);
         windowIndex = i;
       }
-      const entry = window.find((e) => e.value === value);
-      if (entry !== undefined) lists.push(await this.readPostings(entry.postingsOffset));
+      const k = window.findIndex((e) => e.value === value);
+      if (k < 0) continue;
+      const entry = window[k] as TableEntry;
+      const end =
+        window[k + 1]?.postingsOffset ??
+        range.samples[i + 1]?.postingsOffset ??
+        range.nextPostingsOffset;
+      out.push({ value, offset: entry.postingsOffset, end });
     }
-    return lists.length === 1 ? (lists[0] as Uint32Array) : mergePostings(...lists);
+    return out;
   }
 
   /** References of every series in the index. */
@@ -230,6 +274,17 @@ export class IndexReader {
 
   /** The labels and chunk metadata of the series with reference `ref`. */
   async series(ref: number): Promise<IndexSeries> {
+    const offset = this.seriesOffset(ref);
+    const head = await this.source.read(offset, Math.min(10, this.source.size - offset));
+    const hd = new DecBuf(head, offset);
+    const length = hd.getUvarint();
+    hd.throwIfError();
+    const bytes = await this.source.read(offset, hd.position() + length + 4);
+    return this.decodeSeries(ref, bytes);
+  }
+
+  /** File offset of the series entry `ref` (ref * 16), checked to lie in the series section. */
+  seriesOffset(ref: number): number {
     const offset = ref * SERIES_ALIGNMENT;
     if (
       !Number.isSafeInteger(ref) ||
@@ -239,15 +294,15 @@ export class IndexReader {
     ) {
       throw new IndexFormatError(`series reference ${ref} is outside the series section`);
     }
-    const head = await this.source.read(offset, Math.min(10, this.source.size - offset));
-    const hd = new DecBuf(head, offset);
-    const length = hd.getUvarint();
-    hd.throwIfError();
-    const bodyOffset = offset + hd.position();
-    const bytes = await this.source.read(bodyOffset, length + 4);
-    const body = bytes.subarray(0, length);
-    checkCrc(bytes, length, `series ${ref}`, bodyOffset);
+    return offset;
+  }
 
+  /**
+   * Decodes the series entry `ref` from `bytes`, which start at its offset (ref * 16) and hold
+   * at least the whole entry (seriesEntryLength tells how many bytes that is); CRC checked.
+   */
+  decodeSeries(ref: number, bytes: Uint8Array): IndexSeries {
+    const { body, bodyOffset } = seriesEntryBody(bytes, this.seriesOffset(ref), `series ${ref}`);
     const d = new DecBuf(body, bodyOffset);
     const labelCount = d.getUvarint();
     const names: string[] = [];
@@ -290,17 +345,18 @@ export class IndexReader {
   }
 
   private async readPostings(offset: number): Promise<Uint32Array> {
-    const bytes = await readSection(this.source, offset, 'postings list');
-    const d = new DecBuf(bytes, offset + 4);
-    const count = d.getBE32();
-    if (bytes.length !== 4 + 4 * count) {
+    if (offset + 4 > this.source.size) {
       throw new IndexFormatError(
-        `postings list at offset ${offset} has ${bytes.length} bytes for ${count} entries`,
+        `postings list offset ${offset} is past the end of the index (${this.source.size})`,
       );
     }
-    const out = new Uint32Array(count);
-    for (let i = 0; i < count; i++) out[i] = d.getBE32();
-    return out;
+    const total = postingsListLength(await this.source.read(offset, 4));
+    if (offset + total > this.source.size) {
+      throw new IndexFormatError(
+        `postings list at offset ${offset} claims ${total - 8} bytes, past the end of the index (${this.source.size})`,
+      );
+    }
+    return decodePostingsList(await this.source.read(offset, total), offset);
   }
 }
 
@@ -318,18 +374,8 @@ async function readSection(source: ByteSource, offset: number, what: string): Pr
     );
   }
   const bytes = await source.read(offset + 4, length + 4);
-  checkCrc(bytes, length, what, offset);
+  checkEntryCrc(bytes, length, what, offset);
   return bytes.subarray(0, length);
-}
-
-function checkCrc(bytes: Uint8Array, length: number, what: string, offset: number): void {
-  const expected = new DecBuf(bytes.subarray(length, length + 4)).getBE32();
-  const actual = crc32c(bytes.subarray(0, length));
-  if (expected !== actual) {
-    throw new IndexFormatError(
-      `${what} at offset ${offset}: checksum mismatch, stored ${hex(expected)}, computed ${hex(actual)}`,
-    );
-  }
 }
 
 function decodeTableEntry(d: DecBuf, entryOffset: number): TableEntry {
@@ -351,9 +397,11 @@ function closeRange(
   range: LabelNameRange,
   last: SampledValue | undefined,
   endOffset: number,
+  nextPostingsOffset: number,
 ): void {
   if (last !== undefined && range.samples.at(-1) !== last) range.samples.push(last);
   range.endOffset = endOffset;
+  range.nextPostingsOffset = nextPostingsOffset;
 }
 
 /** Index of the last sample whose value is <= `value`, or -1. */

@@ -1,0 +1,114 @@
+import { defaultConfig, formatDuration, type Config } from '../../../src/config/index.js';
+import type { StrataWorkloadConfig, TenantSpec } from './config.js';
+import type { LongTermConfig } from './config_long_term.js';
+
+export const RUNTIME_CONFIG_DIR = '/etc/strata';
+export const RUNTIME_CONFIG_PATH = `${RUNTIME_CONFIG_DIR}/runtime.yaml`;
+export const TSDB_DIR = '/data/tsdb';
+/**
+ * The blocks bucket every node opens. In the simulation every bucket spec maps to one
+ * cluster-wide SimObjectStore named after its bucket, reached over the network as the
+ * service `objstore`; an S3 spec says so better than a filesystem path would.
+ */
+export const SIM_BUCKET = 'strata-blocks';
+
+/** The Strata targets the workload runs on nodes (the other roles are clients). */
+export type StrataTarget = 'distributor' | 'ingester' | 'querier' | 'store-gateway' | 'compactor';
+
+export const STRATA_TARGETS: readonly StrataTarget[] = [
+  'distributor',
+  'ingester',
+  'querier',
+  'store-gateway',
+  'compactor',
+];
+
+/**
+ * The configuration of one simulated Strata process: the defaults, with the node's role as
+ * target, the cluster-wide in-memory ring (one store shared by every simulated node), the
+ * node name as ring id, quick heartbeats so crashed ingesters turn unhealthy within the run,
+ * auth on (tenants come from `X-Scope-OrgID`), the runtime-config file for overrides, the
+ * shared blocks bucket, and with `long_term` the long-term path's settings (the same on
+ * every node, so each component reads the ones it uses).
+ */
+export function strataNodeConfig(
+  target: StrataTarget,
+  nodeName: string,
+  c: StrataWorkloadConfig,
+): Config {
+  const config = defaultConfig();
+  config.target = target;
+  config.auth_enabled = true;
+  const lc = config.ingester.lifecycler;
+  lc.id = nodeName;
+  lc.heartbeat_period = c.heartbeatPeriodMs;
+  lc.join_after = 0;
+  lc.min_ready_duration = 0;
+  lc.ring.kvstore.store = 'inmemory';
+  lc.ring.heartbeat_timeout = c.heartbeatTimeoutMs;
+  lc.ring.replication_factor = c.replicationFactor;
+  config.tsdb.dir = TSDB_DIR;
+  // One range: the head cuts blocks of it; longer ranges are the compactor's business, and
+  // the ingester's retention must exceed the largest range listed.
+  config.tsdb.block_ranges_period = [c.blockRangeMs];
+  if (c.tenants.some((t) => t.outOfOrderWindowMs > 0))
+    config.runtime_config.file = RUNTIME_CONFIG_PATH;
+  // Every component that may touch the bucket finds one (ingesters ship by default).
+  const s3 = config.tsdb.s3;
+  config.tsdb.backend = 's3';
+  s3.endpoint = 'objstore:9000';
+  s3.bucket_name = SIM_BUCKET;
+  s3.access_key_id = 'sim';
+  s3.secret_access_key = 'sim';
+  s3.insecure = true;
+  if (c.longTerm !== undefined) applyLongTerm(config, nodeName, c, c.longTerm);
+  return config;
+}
+
+function applyLongTerm(
+  config: Config,
+  nodeName: string,
+  c: StrataWorkloadConfig,
+  lt: LongTermConfig,
+): void {
+  const tsdb = config.tsdb;
+  tsdb.ship_interval = lt.shipIntervalMs;
+  tsdb.retention_period = lt.retentionPeriodMs;
+  tsdb.head_compaction_interval = lt.headCompactionIntervalMs;
+  tsdb.flush_blocks_on_shutdown = lt.flushOnShutdown;
+  config.ingester.flush_on_shutdown_with_wal_enabled = lt.flushOnShutdown;
+  tsdb.store_gateway_enabled = true;
+  const bs = tsdb.bucket_store;
+  bs.sync_dir = '/data/tsdb-sync';
+  bs.sync_interval = lt.syncIntervalMs;
+  bs.consistency_delay = lt.consistencyDelayMs;
+  bs.ignore_deletion_mark_delay = lt.ignoreDeletionMarkDelayMs;
+  // Blocks are queried however recent: the check compares every read with the model.
+  config.querier.query_store_after = 0;
+  const sg = config.store_gateway;
+  sg.sharding_enabled = true;
+  sg.sharding_ring.kvstore.store = 'inmemory';
+  sg.sharding_ring.replication_factor = lt.storeGatewayReplicationFactor;
+  sg.sharding_ring.heartbeat_period = c.heartbeatPeriodMs;
+  sg.sharding_ring.heartbeat_timeout = c.heartbeatTimeoutMs;
+  sg.sharding_ring.instance_id = nodeName;
+  const compactor = config.compactor;
+  compactor.data_dir = '/data/compactor';
+  compactor.cleanup_interval = lt.cleanupIntervalMs;
+  compactor.deletion_delay = lt.deletionDelayMs;
+  // One compactor owns every tenant.
+  compactor.sharding_enabled = false;
+  compactor.sharding_ring.kvstore.store = 'inmemory';
+  compactor.sharding_ring.instance_id = nodeName;
+}
+
+/** The runtime-config file (Cortex format) with each tenant's overrides; '' when none. */
+export function runtimeConfigYaml(tenants: readonly TenantSpec[]): string {
+  const lines = tenants
+    .filter((t) => t.outOfOrderWindowMs > 0)
+    .map(
+      (t) =>
+        `  ${JSON.stringify(t.name)}:\n    out_of_order_time_window: ${formatDuration(t.outOfOrderWindowMs)}\n`,
+    );
+  return lines.length === 0 ? '' : `overrides:\n${lines.join('')}`;
+}

@@ -1,0 +1,54 @@
+/**
+ * The compactor as a module: for now its blocks cleaner (bucket index, deletion of blocks past
+ * their deletion delay, partial blocks, deleted tenants), owning every tenant or, with
+ * sharding, the tenants the compactor ring gives it; its ring page at `/compactor/ring`.
+ */
+import { COMPACTOR_RING_KEY, COMPACTOR_RING_NUM_TOKENS, Compactor } from '../compactor/index.js';
+import type { Service } from '../services/index.js';
+import { openComponentBucket, withClosedBucket } from './bucket.js';
+import type { StrataContext } from './context.js';
+import { deferredKV, registerRingPage } from './ring_client.js';
+
+export function compactorService(ctx: StrataContext): Service {
+  const { config, env } = ctx;
+  const c = config.compactor;
+  const http = ctx.need(ctx.http, 'server', 'compactor');
+  const bucket = openComponentBucket(ctx, 'compactor');
+  const compactor = new Compactor(
+    {
+      dataDir: c.data_dir,
+      cleanupIntervalMs: c.cleanup_interval,
+      cleanupConcurrency: c.cleanup_concurrency,
+      deletionDelayMs: c.deletion_delay,
+      shardingEnabled: c.sharding_enabled,
+      ring: {
+        instanceId: c.sharding_ring.instance_id === '' ? env.nodeName : c.sharding_ring.instance_id,
+        instanceAddr: c.sharding_ring.instance_addr,
+        heartbeatPeriodMs: c.sharding_ring.heartbeat_period,
+        heartbeatTimeoutMs: c.sharding_ring.heartbeat_timeout,
+        numTokens: COMPACTOR_RING_NUM_TOKENS,
+      },
+    },
+    {
+      bucket,
+      clock: env.clock,
+      random: env.random,
+      logger: env.logger,
+      metrics: env.metrics,
+      fs: env.fs,
+      address: () => env.transport.address,
+      ...(c.sharding_enabled ? { kv: deferredKV(ctx, 'compactor') } : {}),
+    },
+  );
+  registerRingPage(http, ctx, {
+    path: '/compactor/ring',
+    description: 'Compactor ring status (tokens per compactor); forget unhealthy instances',
+    key: COMPACTOR_RING_KEY,
+    ring: () => compactor.ring,
+    kv: () => ctx.rings?.compactor,
+    notRunning: c.sharding_enabled
+      ? 'the compactor ring is not running yet'
+      : 'compactor sharding is disabled (-compactor.sharding-enabled=false): there is no compactor ring',
+  });
+  return withClosedBucket(compactor, () => bucket.close());
+}

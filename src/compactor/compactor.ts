@@ -1,0 +1,268 @@
+/**
+ * The compactor component. For now it runs only the blocks cleaner (compaction itself is a
+ * later issue): a cleanup of every owned tenant while starting, so services that depend on
+ * the compactor start after one pass, then one every cleanup interval. With sharding
+ * enabled it joins the compactor ring (key `compactor`, RF 1) and waits to see itself ACTIVE
+ * before the first pass; ownership is re-evaluated on every run, so tenants move between
+ * compactors as the ring changes, without a handover.
+ */
+import { Lifecycler, Ring } from '../ring/index.js';
+import {
+  isAbortError,
+  mkdirAllDurable,
+  type Bucket,
+  type Clock,
+  type FileSystem,
+  type KV,
+  type Logger,
+  type MetricsRegistry,
+  type Random,
+} from '../runtime/index.js';
+import { BasicService } from '../services/index.js';
+import { BlocksCleaner, type CleanupRunResult } from './cleaner.js';
+import { COMPACTOR_RING_KEY, ownsTenant } from './ownership.js';
+
+export interface CompactorRingConfig {
+  /** `-compactor.ring.instance-id` (Cortex: the hostname). */
+  instanceId: string;
+  /**
+   * The address registered in the ring; ownership compares it, as Cortex does. Empty: the
+   * address `CompactorDeps.address` gives once the process listens.
+   */
+  instanceAddr: string;
+  heartbeatPeriodMs: number;
+  heartbeatTimeoutMs: number;
+  /** 512 in Cortex. */
+  numTokens: number;
+  /** Where tokens are kept across restarts; empty or absent: not kept. */
+  tokensFilePath?: string;
+}
+
+export interface CompactorConfig {
+  /** `-compactor.data-dir`: created at start; compaction will work in it. */
+  dataDir: string;
+  /** `-compactor.cleanup-interval` (15m). */
+  cleanupIntervalMs: number;
+  /** `-compactor.cleanup-concurrency` (20). */
+  cleanupConcurrency: number;
+  /** `-compactor.deletion-delay` (12h); 0 deletes marked blocks at the next cleanup. */
+  deletionDelayMs: number;
+  /** `-compactor.sharding-enabled`: off, this compactor owns every tenant. */
+  shardingEnabled: boolean;
+  ring: CompactorRingConfig;
+  /** See BlocksCleanerConfig. */
+  partialBlockDeletionDelayMs?: number;
+  blockDeletionMarksMigrationEnabled?: boolean;
+}
+
+export interface CompactorDeps {
+  bucket: Bucket;
+  clock: Clock;
+  random: Random;
+  logger: Logger;
+  metrics: MetricsRegistry;
+  fs: FileSystem;
+  /** The compactor ring's KV; required when sharding is enabled. */
+  kv?: KV;
+  /** This process's RPC address, used when `ring.instanceAddr` is empty (known only after listening). */
+  address?: () => string | undefined;
+  /** Per-tenant blocks retention (`compactor_blocks_retention_period`) in ms; 0 keeps all. */
+  retentionPeriodMs?: (tenant: string) => number;
+}
+
+/** How often starting checks whether the ring shows this instance ACTIVE. */
+const RING_ACTIVE_POLL_MS = 100;
+
+export class Compactor extends BasicService {
+  readonly cleaner: BlocksCleaner;
+  private readonly logger: Logger;
+  private ringClient: Ring | undefined;
+  private ringLifecycler: Lifecycler | undefined;
+  /** The address this compactor registered in the ring (set when it joins). */
+  private registeredAddr = '';
+  /** Cleanups under way (the timer's and admin-triggered ones), which stopping waits for. */
+  private readonly inflight = new Set<Promise<unknown>>();
+
+  constructor(
+    private readonly config: CompactorConfig,
+    private readonly deps: CompactorDeps,
+  ) {
+    super('compactor', {
+      starting: (signal) => this.starting(signal),
+      running: (signal) => this.running(signal),
+      stopping: () => this.stopping(),
+    });
+    if (!(config.cleanupIntervalMs > 0)) {
+      throw new RangeError(`cleanup interval must be > 0, got ${config.cleanupIntervalMs}ms`);
+    }
+    if (config.shardingEnabled && deps.kv === undefined) {
+      throw new Error('compactor sharding is enabled but no KV store was given for its ring');
+    }
+    this.logger = deps.logger.child({ module: 'compactor' });
+    this.cleaner = new BlocksCleaner(
+      {
+        deletionDelayMs: config.deletionDelayMs,
+        cleanupConcurrency: config.cleanupConcurrency,
+        ...(config.partialBlockDeletionDelayMs === undefined
+          ? {}
+          : { partialBlockDeletionDelayMs: config.partialBlockDeletionDelayMs }),
+        ...(config.blockDeletionMarksMigrationEnabled === undefined
+          ? {}
+          : { blockDeletionMarksMigrationEnabled: config.blockDeletionMarksMigrationEnabled }),
+      },
+      {
+        bucket: deps.bucket,
+        clock: deps.clock,
+        logger: this.logger,
+        metrics: deps.metrics,
+        isOwned: (tenant) => this.ownsTenant(tenant),
+        ...(deps.retentionPeriodMs === undefined
+          ? {}
+          : { retentionPeriodMs: deps.retentionPeriodMs }),
+      },
+    );
+  }
+
+  /** The compactor ring client (for the `/compactor/ring` page); undefined without sharding or before start. */
+  get ring(): Ring | undefined {
+    return this.ringClient;
+  }
+
+  get lifecycler(): Lifecycler | undefined {
+    return this.ringLifecycler;
+  }
+
+  /** Whether this compactor owns `tenant` now; throws RingError when the ring has no owner for it. */
+  ownsTenant(tenant: string): boolean {
+    if (!this.config.shardingEnabled) return true;
+    const ring = this.ringClient;
+    if (ring === undefined) throw new Error('the compactor ring client is not running');
+    return ownsTenant(ring, tenant, this.registeredAddr);
+  }
+
+  /** Runs one cleanup now (an admin trigger; the service's own runs go through the same path). */
+  runCleanup(signal: AbortSignal): Promise<CleanupRunResult | undefined> {
+    return this.track(this.cleaner.runCleanup(signal, false));
+  }
+
+  /** Resolves once the cleanups under way, if any, have settled (tests and the simulator wait on it). */
+  async idle(): Promise<void> {
+    await Promise.all([...this.inflight]);
+  }
+
+  private track<T>(run: Promise<T>): Promise<T> {
+    const settled = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.inflight.add(settled);
+    void settled.then(() => this.inflight.delete(settled));
+    return run;
+  }
+
+  private async starting(signal: AbortSignal): Promise<void> {
+    await mkdirAllDurable(this.deps.fs, this.config.dataDir);
+    try {
+      if (this.config.shardingEnabled) await this.joinRing(signal);
+      // The first pass runs before the service is Running (Cortex starts the cleaner this way).
+      await this.track(this.cleaner.runCleanup(signal, true));
+    } catch (err) {
+      await this.leaveRing();
+      throw err;
+    }
+  }
+
+  private async joinRing(signal: AbortSignal): Promise<void> {
+    const kv = this.deps.kv as KV;
+    const rc = this.config.ring;
+    const addr = rc.instanceAddr || this.deps.address?.();
+    if (addr === undefined || addr === '')
+      throw new Error(
+        'the compactor has no ring address: -compactor.ring.instance-addr is empty and the process is not listening',
+      );
+    this.registeredAddr = addr;
+    this.ringClient = new Ring(
+      {
+        name: 'compactor',
+        key: COMPACTOR_RING_KEY,
+        replicationFactor: 1,
+        heartbeatTimeoutMs: rc.heartbeatTimeoutMs,
+        zoneAwarenessEnabled: false,
+      },
+      {
+        kv,
+        clock: this.deps.clock,
+        logger: this.deps.logger.child({ module: 'compactor-ring' }),
+        metrics: this.deps.metrics,
+      },
+    );
+    this.ringLifecycler = new Lifecycler(
+      {
+        ringName: 'compactor',
+        key: COMPACTOR_RING_KEY,
+        id: rc.instanceId,
+        addr,
+        zone: '',
+        numTokens: rc.numTokens,
+        heartbeatPeriodMs: rc.heartbeatPeriodMs,
+        joinAfterMs: 0,
+        tokensFilePath: rc.tokensFilePath ?? '',
+        // Cortex's compactor leaves the ring on shutdown so its tenants move at once.
+        unregisterOnShutdown: true,
+      },
+      {
+        kv,
+        clock: this.deps.clock,
+        random: this.deps.random,
+        fs: this.deps.fs,
+        logger: this.deps.logger.child({ module: 'compactor-lifecycler' }),
+        metrics: this.deps.metrics,
+      },
+    );
+    await this.ringClient.start(signal);
+    await this.ringLifecycler.start(signal);
+    this.logger.info('waiting until compactor is ACTIVE in the ring');
+    const id = rc.instanceId;
+    while (this.ringClient.desc().ingesters[id]?.state !== 'ACTIVE') {
+      await this.deps.clock.sleep(RING_ACTIVE_POLL_MS, signal);
+    }
+    this.logger.info('compactor is ACTIVE in the ring');
+  }
+
+  private async running(signal: AbortSignal): Promise<void> {
+    const timer = this.deps.clock.every(this.config.cleanupIntervalMs, async () => {
+      await this.track(this.cleaner.runCleanup(signal, false));
+    });
+    try {
+      // Runs until stopped; a ring member that fails on its own fails the compactor.
+      await new Promise<void>((resolve, reject) => {
+        if (signal.aborted) resolve();
+        signal.addEventListener('abort', () => resolve(), { once: true });
+        const fail = (what: string) => (err: Error) =>
+          reject(new Error(`compactor ${what} failed: ${err.message}`));
+        this.ringLifecycler?.onFailure(fail('ring lifecycler'));
+        this.ringClient?.onFailure(fail('ring client'));
+      });
+    } finally {
+      timer.cancel();
+    }
+  }
+
+  private async stopping(): Promise<void> {
+    await this.idle();
+    await this.leaveRing();
+  }
+
+  private async leaveRing(): Promise<void> {
+    try {
+      await this.ringLifecycler?.stop();
+    } catch (err) {
+      if (!isAbortError(err)) {
+        this.logger.error('leaving the compactor ring failed', { err: (err as Error).message });
+      }
+    }
+    await this.ringClient?.stop().catch((err: unknown) => {
+      this.logger.error('stopping the compactor ring client failed', { err: String(err) });
+    });
+  }
+}
