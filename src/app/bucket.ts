@@ -84,3 +84,41 @@ export function withClosedBucket(service: Service, close: () => Promise<void>): 
     isReady: () => service.isReady?.(),
   });
 }
+
+/**
+ * `service` with `subservices` started before it (in order) and stopped after it (in
+ * reverse); a failing subservice fails the whole.
+ */
+export function withSubservices(service: Service, subservices: readonly Service[]): Service {
+  if (subservices.length === 0) return service;
+  const all = [...subservices, service];
+  return new BasicService(service.name, {
+    starting: async (signal) => {
+      const started: Service[] = [];
+      try {
+        for (const s of all) {
+          started.push(s);
+          await s.start(signal);
+        }
+      } catch (err) {
+        for (const s of started.reverse()) await s.stop();
+        throw err;
+      }
+    },
+    running: (signal) =>
+      new Promise<void>((resolve, reject) => {
+        for (const s of all) s.onFailure?.((err) => reject(err));
+        signal.addEventListener('abort', () => resolve(), { once: true });
+      }),
+    stopping: async () => {
+      for (const s of [...all].reverse()) await s.stop();
+    },
+    isReady: () => {
+      for (const s of all) {
+        const reason = s.isReady?.();
+        if (reason !== undefined) return reason;
+      }
+      return undefined;
+    },
+  });
+}

@@ -18,7 +18,8 @@ import type { StrataContext } from './context.js';
 import { DEV_BUILD_INFO } from './build_info.js';
 import { INGESTER_RING_KEY, deferredKV, ingesterRingProxy } from './ring_client.js';
 import type { Service } from '../services/index.js';
-import { openComponentBucket, withClosedBucket } from './bucket.js';
+import { openComponentBucket, withClosedBucket, withSubservices } from './bucket.js';
+import { querierBlocksWiring } from './storegateway_component.js';
 
 /**
  * One client per process, shared by the distributor and the querier. Pushes to the ingester
@@ -119,12 +120,21 @@ export function ingesterService(ctx: StrataContext): Service {
 export function querierService(ctx: StrataContext): Service {
   const { config, env } = ctx;
   const q = config.querier;
+  const bs = config.tsdb.bucket_store;
+  const wiring = querierBlocksWiring(ctx);
   const querier = new Querier(
     {
       timeoutMs: q.timeout,
       maxSamples: q.max_samples,
       lookbackDeltaMs: q.lookback_delta,
       queryIngestersWithinMs: q.query_ingesters_within,
+      queryStoreAfterMs: q.query_store_after,
+      blocks: {
+        maxConsistencyAttempts: STORE_CONSISTENCY_ATTEMPTS,
+        consistencyDelayMs: bs.consistency_delay,
+        syncIntervalMs: bs.sync_interval,
+        ignoreDeletionMarksDelayMs: bs.ignore_deletion_mark_delay,
+      },
     },
     {
       clock: env.clock,
@@ -134,8 +144,12 @@ export function querierService(ctx: StrataContext): Service {
       ingesterRing: ingesterRingProxy(ctx),
       client: ingesterClient(ctx),
       buildInfo: ctx.options.buildInfo ?? DEV_BUILD_INFO,
+      blocks: wiring.blocks,
     },
   );
   registerQuerierRoutes(ctx.need(ctx.http, 'server', 'querier'), querier);
-  return querier;
+  return withClosedBucket(withSubservices(querier, wiring.services), () => wiring.bucket.close());
 }
+
+/** Cortex's maxFetchSeriesAttempts: a block is tried on at most three store-gateways. */
+const STORE_CONSISTENCY_ATTEMPTS = 3;

@@ -10,6 +10,7 @@ import type { BuildInfo } from '../api/index.js';
 import type { Ingester, IngesterClient } from '../ingester/index.js';
 import type { Ring } from '../ring/index.js';
 import type { Env, KV } from '../runtime/index.js';
+import type { StoreGateway } from '../storegateway/index.js';
 import type { ConfigRenderMode, HttpServer, ModuleStatus, Profiler } from '../server/index.js';
 
 /** An HTTP listener as the real runtime's `listenHttp` returns it. */
@@ -61,6 +62,8 @@ export class StrataContext {
   ingesterClient: IngesterClient | undefined;
   /** The ingester of this process, when it runs one (the ingester client pushes to it directly). */
   localIngester: Ingester | undefined;
+  /** The store-gateway of this process, when it runs one (an in-process querier reads it). */
+  localStoreGateway: StoreGateway | undefined;
 
   constructor(
     readonly config: Config,

@@ -21,6 +21,7 @@ import { registerDistributorRingPage, registerIngesterRingPage } from './ring_cl
 import { BasicService, type Service } from '../services/index.js';
 import { distributorService, ingesterService, querierService } from './components.js';
 import { compactorService } from './compactor_component.js';
+import { storeGatewayService } from './storegateway_component.js';
 
 export type StrataModule = ModuleDefinition<StrataContext>;
 
@@ -153,6 +154,7 @@ const COMPONENT_SERVICES: Readonly<Record<string, (ctx: StrataContext) => Servic
   ingester: ingesterService,
   querier: querierService,
   compactor: compactorService,
+  'store-gateway': storeGatewayService,
 };
 
 function componentModule(name: string): StrataModule {

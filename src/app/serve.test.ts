@@ -1,4 +1,7 @@
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { INITIALISED_ONLY } from '../server/index.js';
 import { describe, expect, it } from 'vitest';
 import type { RunningStrata } from './strata.js';
@@ -14,8 +17,16 @@ function captureIO() {
   };
 }
 
+/** Where the instances of this file keep their data (blocks, TSDBs, index-headers). */
+const DATA = mkdtempSync(join(tmpdir(), 'strata-serve-test-'));
+
 /** Flags for a quiet single-process instance on free loopback ports. */
 const BASE_FLAGS = [
+  '-experimental.tsdb.backend=filesystem',
+  `-experimental.tsdb.filesystem.dir=${join(DATA, 'blocks')}`,
+  `-experimental.tsdb.dir=${join(DATA, 'tsdb')}`,
+  `-experimental.tsdb.bucket-store.sync-dir=${join(DATA, 'tsdb-sync')}`,
+  `-compactor.data-dir=${join(DATA, 'compactor')}`,
   '-server.http-listen-address=127.0.0.1',
   '-server.http-listen-port=0',
   '-server.grpc-listen-address=127.0.0.1',

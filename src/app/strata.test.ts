@@ -11,6 +11,7 @@ import {
   createSeededRandom,
 } from '../runtime/index.js';
 import {
+  MemoryBucket,
   MemoryKV,
   MemoryKVStore,
   MemoryNetwork,
@@ -89,6 +90,7 @@ function testEnv(files: Record<string, string> = {}): TestEnv {
   const store = new MemoryKVStore();
   const fs = new TestFileSystem(new Map(Object.entries(files)));
   const openedKVs: { spec: KVSpec; prefix: string }[] = [];
+  const bucket = new MemoryBucket({ clock: new ManualClock(1_700_000_000_000) });
   return {
     nodeName: 'test-node',
     clock: new ManualClock(1_700_000_000_000),
@@ -96,11 +98,8 @@ function testEnv(files: Record<string, string> = {}): TestEnv {
     fs,
     files: fs,
     transport: new TestTransport(),
-    buckets: {
-      open: () => {
-        throw new Error('no buckets in this test');
-      },
-    },
+    // One bucket for the whole process, whatever the spec (the config names a filesystem).
+    buckets: { open: () => bucket },
     kvs: {
       open: (spec: KVSpec, prefix: string): KV => {
         openedKVs.push({ spec, prefix });
@@ -128,6 +127,9 @@ function testConfig(edit: (c: Config) => void = () => undefined): Config {
   config.ingester.lifecycler.min_ready_duration = 0;
   config.store_gateway.sharding_ring.kvstore.store = 'inmemory';
   config.compactor.sharding_ring.kvstore.store = 'inmemory';
+  config.tsdb.backend = 'filesystem';
+  config.tsdb.filesystem.dir = '/data/blocks';
+  config.store_gateway.sharding_ring.wait_stability_min_duration = 0;
   edit(config);
   return config;
 }
@@ -136,6 +138,20 @@ async function started(config: Config, env: Env): Promise<Strata> {
   const strata = await startStrata(config, env);
   closers.push(() => strata.stop());
   return strata;
+}
+
+/**
+ * As `started`, moving the manual clock on while the start waits on it (ring members that
+ * poll the ring until they see themselves ACTIVE).
+ */
+async function startedTicking(config: Config, env: TestEnv): Promise<Strata> {
+  let done = false;
+  const starting = started(config, env).finally(() => (done = true));
+  while (!done) {
+    await env.clock.advance(100);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  return starting;
 }
 
 describe('startStrata with -target=all', () => {
@@ -169,11 +185,12 @@ describe('startStrata with -target=all', () => {
     expect(statuses.map((s) => s.name).sort()).toEqual(
       ['server', 'runtime-config', 'overrides', 'ring', ...ALL_COMPONENTS].sort(),
     );
-    for (const built of ['distributor', 'ingester', 'querier'])
-      expect(statuses.find((s) => s.name === built)?.note).toBeUndefined();
+    const built = ['distributor', 'ingester', 'querier', 'compactor', 'store-gateway'];
+    for (const name of built)
+      expect(statuses.find((s) => s.name === name)?.note).toBeUndefined();
     expect(statuses.find((s) => s.name === 'ruler')?.note).toContain('arrives with a later issue');
     expect(env.logger.find('component is a placeholder', 'warn')).toHaveLength(
-      ALL_COMPONENTS.length - 3,
+      ALL_COMPONENTS.length - built.length,
     );
     expect(env.transport.address).toBe('test-node:9095');
 
@@ -203,7 +220,7 @@ describe('startStrata with -target=all', () => {
 
   it('opens the ingester ring KV, and the store-gateway and compactor rings only when sharding needs them', async () => {
     const env = testEnv();
-    const strata = await started(
+    const strata = await startedTicking(
       testConfig((c) => {
         c.store_gateway.sharding_enabled = true;
         c.compactor.sharding_enabled = true;

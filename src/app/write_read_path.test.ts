@@ -13,7 +13,7 @@ import {
   type KV,
   type KVSpec,
 } from '../runtime/index.js';
-import { MemoryKV, MemoryKVStore, MemoryNetwork } from '../runtime/memory/index.js';
+import { MemoryBucket, MemoryKV, MemoryKVStore, MemoryNetwork } from '../runtime/memory/index.js';
 import { CapturingLogger, ManualClock } from '../runtime/testing/index.js';
 import { Strata } from './strata.js';
 
@@ -28,14 +28,18 @@ interface Cluster {
   readonly store: MemoryKVStore;
   readonly clock: ManualClock;
   readonly disks: Map<string, DiskFileSystem>;
+  /** The cluster's object store, shared by every node. */
+  readonly bucket: MemoryBucket;
 }
 
 function cluster(): Cluster {
+  const clock = new ManualClock(T0);
   return {
     net: new MemoryNetwork(),
     store: new MemoryKVStore(),
-    clock: new ManualClock(T0),
+    clock,
     disks: new Map(),
+    bucket: new MemoryBucket({ clock }),
   };
 }
 
@@ -51,11 +55,7 @@ function nodeEnv(c: Cluster, name: string): Env {
     random: createSeededRandom(name),
     fs,
     transport: c.net.transport(name),
-    buckets: {
-      open: () => {
-        throw new Error('no buckets in this test');
-      },
-    },
+    buckets: { open: () => c.bucket },
     kvs: {
       open: (spec: KVSpec, prefix: string): KV => {
         if (spec.store !== 'inmemory') throw new Error(`unexpected store ${spec.store}`);
@@ -78,6 +78,8 @@ function nodeConfig(target: string, edit: (c: Config) => void = () => undefined)
   config.ingester.lifecycler.ring.kvstore.store = 'inmemory';
   config.ingester.lifecycler.ring.replication_factor = 3;
   config.tsdb.dir = '/data/tsdb';
+  config.tsdb.backend = 'filesystem';
+  config.tsdb.filesystem.dir = '/data/blocks';
   edit(config);
   return config;
 }

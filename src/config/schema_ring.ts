@@ -208,6 +208,22 @@ export const storeGatewayBlock = block(
         flag: [`${STORE_GATEWAY}tokens-file-path`, `${SG_RING}tokens-file-path`],
         help: 'File path where tokens are stored. If empty, tokens are not stored at shutdown and restored at startup.',
       }),
+      wait_stability_min_duration: setting('duration', 1 * MINUTE, {
+        flag: `${SG_RING}wait-stability-min-duration`,
+        help: 'Minimum time to wait for ring stability at startup. 0 to disable.',
+      }),
+      wait_stability_max_duration: setting('duration', 5 * MINUTE, {
+        flag: `${SG_RING}wait-stability-max-duration`,
+        help: 'Maximum time to wait for ring stability at startup. If the store-gateway ring keeps changing after this period of time, the store-gateway will start anyway.',
+      }),
+      zone_awareness_enabled: setting('bool', false, {
+        flag: `${SG_RING}zone-awareness-enabled`,
+        help: 'True to enable zone-awareness and replicate blocks across different availability zones.',
+      }),
+      instance_availability_zone: setting('string', '', {
+        flag: `${SG_RING}instance-availability-zone`,
+        help: 'The availability zone where this instance is running. Required if zone-awareness is enabled.',
+      }),
       instance_id: setting('string', '', {
         flag: `${SG_RING}instance-id`,
         help: 'Instance ID to register in the ring (empty: the hostname).',

@@ -300,6 +300,10 @@ export interface StoreGatewayRingConfig {
   heartbeat_timeout: number;
   replication_factor: number;
   tokens_file_path: string;
+  wait_stability_min_duration: number;
+  wait_stability_max_duration: number;
+  zone_awareness_enabled: boolean;
+  instance_availability_zone: string;
   /** Ring ID; empty means the Env's node name (the hostname). */
   instance_id: string;
   /** Advertised address; empty means the internal RPC listen address. */

@@ -43,7 +43,7 @@ export function registerQuerierRpcs(transport: Transport, querier: Querier): voi
     const end = numberField(body, 'end');
     const matchers = fromWireMatchers(body['matchers']);
     try {
-      const series = await querier.ingesters.select(tenant, matchers, start, end, signal);
+      const series = await querier.selectSamples(tenant, matchers, start, end, signal);
       return { body: encodeSeriesSamples(series), contentType: SERIES_CONTENT_TYPE };
     } catch (err) {
       throw toRpcError(err);

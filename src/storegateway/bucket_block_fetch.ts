@@ -29,9 +29,9 @@ import { partitionRanges, runLimited, type MergedRange } from './range_merge.js'
 
 export interface FetchSettings {
   readonly maxGapBytes: number;
-  /** Bytes fetched for a series entry nothing else bounds. */
+  /** Largest series entry body expected (index_stats.series_max_size); framing is added. */
   readonly estimatedMaxSeriesSize: number;
-  /** Bytes fetched for a chunk nothing else bounds. */
+  /** Largest chunk data expected (index_stats.chunk_max_size); framing is added. */
   readonly estimatedMaxChunkSize: number;
   /** Range requests in flight at once per query and object kind. */
   readonly concurrency: number;
@@ -43,6 +43,13 @@ export interface QueryContext {
   readonly stats: BlockQueryStats;
   readonly lease: ChunkPoolLease | undefined;
 }
+
+/**
+ * Bytes around an entry's body that size estimates (Thanos's index_stats measure bodies) leave
+ * out: a series entry's length varint and CRC; a chunk's length varint, encoding byte and CRC.
+ */
+const SERIES_FRAMING = 5 + 4;
+const CHUNK_FRAMING = 5 + 1 + 4;
 
 /** A chunk as decoded from its segment: encoding byte and data (a view into fetched bytes). */
 export interface FetchedChunk {
@@ -171,7 +178,8 @@ export async function fetchSeries(
       throw objects.wrap(err, objects.indexObject);
     }
     starts[i] = start;
-    ends[i] = Math.max(start + 1, Math.min(start + settings.estimatedMaxSeriesSize, seriesEnd));
+    const estimated = start + settings.estimatedMaxSeriesSize + SERIES_FRAMING;
+    ends[i] = Math.max(start + 1, Math.min(estimated, seriesEnd));
   }
   const out = new Array<IndexSeries>(n);
   const object = objects.indexObject;
@@ -243,7 +251,7 @@ export async function fetchChunks(
           objects.indexObject,
         );
       }
-      let end = nextAbove(known, offset) ?? offset + settings.estimatedMaxChunkSize;
+      let end = nextAbove(known, offset) ?? offset + settings.estimatedMaxChunkSize + CHUNK_FRAMING;
       if (size !== undefined && size > offset) end = Math.min(end, size);
       starts[i] = offset;
       ends[i] = end;

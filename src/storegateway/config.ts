@@ -29,14 +29,14 @@ export function storeGatewayConfigFrom(
   const ringOptions: StoreGatewayRingOptions = {
     instanceId: ring.instance_id !== '' ? ring.instance_id : extras.nodeName,
     instanceAddr: ring.instance_addr,
-    zone: extras.zone ?? '',
+    zone: extras.zone ?? ring.instance_availability_zone,
     heartbeatPeriodMs: ring.heartbeat_period,
     heartbeatTimeoutMs: ring.heartbeat_timeout,
     replicationFactor: ring.replication_factor,
     tokensFilePath: ring.tokens_file_path,
-    zoneAwarenessEnabled: extras.zoneAwarenessEnabled ?? false,
-    waitStabilityMinMs: extras.waitStabilityMinMs ?? 60_000,
-    waitStabilityMaxMs: extras.waitStabilityMaxMs ?? 300_000,
+    zoneAwarenessEnabled: extras.zoneAwarenessEnabled ?? ring.zone_awareness_enabled,
+    waitStabilityMinMs: extras.waitStabilityMinMs ?? ring.wait_stability_min_duration,
+    waitStabilityMaxMs: extras.waitStabilityMaxMs ?? ring.wait_stability_max_duration,
     ringCheckPeriodMs: extras.ringCheckPeriodMs ?? RING_CHECK_PERIOD_MS,
   };
   return {

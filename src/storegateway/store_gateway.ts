@@ -74,8 +74,11 @@ export interface StoreGatewayDeps {
   random: Random;
   logger: Logger;
   metrics: MetricsRegistry;
-  /** The RPC handlers are registered on it in the constructor; the app makes it listen. */
-  transport: Transport;
+  /**
+   * The RPC handlers are registered on it in the constructor; the app makes it listen.
+   * Absent: no RPCs (a querier reading the bucket itself embeds a gateway this way).
+   */
+  transport?: Transport;
   /** The ring's KV; required when sharding is enabled. */
   kv?: KV;
   /** The block layer, one loader per tenant; default: blocks read from `bucket`. */
@@ -137,7 +140,7 @@ export class StoreGateway extends BasicService {
           random: deps.random,
           fs: deps.fs,
           logger: this.logger,
-          addr: () => deps.transport.address,
+          addr: () => deps.transport?.address,
         },
       );
     }
@@ -175,7 +178,7 @@ export class StoreGateway extends BasicService {
                 }),
             }),
     });
-    registerStoreGatewayRpc(deps.transport, this);
+    if (deps.transport !== undefined) registerStoreGatewayRpc(deps.transport, this);
   }
 
   /** The store-gateway ring as this instance sees it (sharding only). */

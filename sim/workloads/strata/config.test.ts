@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { validateConfig } from '../../../src/config/index.js';
 import { parseRuntimeConfig } from '../../../src/overrides/index.js';
 import { loadScenario } from '../../scenario/index.js';
 import {
@@ -49,6 +50,62 @@ describe('strata workload config', () => {
     );
   });
 
+  it('reads the long-term section with defaults, read phases and delete_before_ship', () => {
+    expect(parse({}).longTerm).toBeUndefined();
+    const c = parse({
+      block_range: '2m',
+      long_term: { retention_period: '5m', deletion_delay: '1m', flush_on_shutdown: true },
+      broken_ingester: 'delete_before_ship',
+      scrape: { stop: '10m' },
+      reader: { read_phases: ['4m', '9m'], read_at: '12m' },
+    });
+    expect(c.longTerm).toEqual({
+      shipIntervalMs: 10_000,
+      retentionPeriodMs: 300_000,
+      headCompactionIntervalMs: 10_000,
+      syncIntervalMs: 15_000,
+      consistencyDelayMs: 0,
+      ignoreDeletionMarkDelayMs: 60_000,
+      cleanupIntervalMs: 20_000,
+      deletionDelayMs: 60_000,
+      storeGatewayReplicationFactor: 2,
+      flushOnShutdown: true,
+    });
+    expect(c.reader.phasesMs).toEqual([240_000, 540_000]);
+    expect(parse({ block_range: '2m', long_term: {} }).longTerm?.retentionPeriodMs).toBe(240_000);
+    const described = describeStrata(c).join('\n');
+    expect(described).toContain('long-term path: ship every 10s, local retention 5m0s');
+    expect(described).toContain('reads at +4m0s, reads at +9m0s, final reads at +12m0s');
+    expect(described).toContain('DELIBERATE BUG: ingesters delete_before_ship');
+  });
+
+  it('refuses long-term settings the product would refuse, naming the key', () => {
+    expect(() => parse({ block_range: '2m', long_term: { retention_period: '2m' } })).toThrow(
+      /long_term.retention_period: must exceed the block range \(2m0s\), got 2m0s/,
+    );
+    expect(() => parse({ long_term: { head_compaction_interval: '6m' } })).toThrow(
+      /long_term.head_compaction_interval: at most 5m0s/,
+    );
+    expect(() => parse({ long_term: { ship_interval: '0s' } })).toThrow(
+      /long_term.ship_interval: must be positive/,
+    );
+    expect(() => parse({ long_term: { store_gateway_replication_factor: 0 } })).toThrow(
+      /store_gateway_replication_factor: must be at least 1/,
+    );
+    expect(() => parse({ long_term: { shipping: true } })).toThrow(
+      /long_term: unknown key "shipping"/,
+    );
+    expect(() => parse({ broken_ingester: 'delete_before_ship' })).toThrow(
+      /delete_before_ship needs workload.long_term/,
+    );
+    expect(() =>
+      parse({ scrape: { stop: '10m' }, reader: { read_at: '12m', read_phases: ['12m'] } }),
+    ).toThrow(/read_phases\[0\]: must come before read_at \(12m0s\)/);
+    expect(() =>
+      parse({ scrape: { stop: '10m' }, reader: { read_at: '12m', read_phases: ['5m', '4m'] } }),
+    ).toThrow(/read_phases\[1\]: phases must be in ascending order/);
+  });
+
   it('prints PromQL for each query kind', () => {
     const q = { tenant: 't', metric: 'm', rangeMs: 60_000, atMs: [] };
     expect(queryText({ ...q, kind: 'count_over_time' })).toBe('count_over_time(m[1m0s])');
@@ -87,6 +144,40 @@ describe('Strata node configuration', () => {
     expect(config.tsdb.block_ranges_period[0]).toBe(7_200_000);
     expect(config.runtime_config.file).toBe('/etc/strata/runtime.yaml');
     expect(strataNodeConfig('querier', 'q', parse({})).runtime_config.file).toBe('');
+  });
+
+  it('gives every node the shared bucket, and with long_term the long-term settings', () => {
+    const plain = strataNodeConfig('ingester', 'ingester-1', parse({}));
+    expect(plain.tsdb).toMatchObject({ backend: 's3', s3: { bucket_name: 'strata-blocks' } });
+    expect(plain.tsdb.store_gateway_enabled).toBe(false);
+    const c = parse({ block_range: '2m', long_term: { store_gateway_replication_factor: 2 } });
+    const sg = strataNodeConfig('store-gateway', 'store-gateway-1', c);
+    expect(sg.target).toBe('store-gateway');
+    expect(sg.tsdb).toMatchObject({
+      block_ranges_period: [120_000],
+      retention_period: 240_000,
+      ship_interval: 10_000,
+      head_compaction_interval: 10_000,
+      store_gateway_enabled: true,
+      bucket_store: {
+        sync_interval: 15_000,
+        consistency_delay: 0,
+        ignore_deletion_mark_delay: 60_000,
+      },
+    });
+    expect(sg.store_gateway).toMatchObject({
+      sharding_enabled: true,
+      sharding_ring: {
+        kvstore: { store: 'inmemory' },
+        replication_factor: 2,
+        instance_id: 'store-gateway-1',
+      },
+    });
+    expect(sg.compactor).toMatchObject({ cleanup_interval: 20_000, deletion_delay: 120_000 });
+    expect(sg.querier.query_store_after).toBe(0);
+    // The product accepts it.
+    expect(() => validateConfig(sg)).not.toThrow();
+    expect(() => validateConfig(strataNodeConfig('compactor', 'compactor-1', c))).not.toThrow();
   });
 
   it('writes per-tenant overrides the runtime-config parser accepts', () => {

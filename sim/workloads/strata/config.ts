@@ -119,6 +119,7 @@ export const STRATA_ROLES = [
   'compactor',
   'writer',
   'reader',
+  'operator',
 ] as const;
 
 export function parseStrataConfig(

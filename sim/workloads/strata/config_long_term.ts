@@ -1,11 +1,23 @@
 import {
   ScenarioError,
   formatDuration,
+  readArray,
   readBoolean,
   readDuration,
   readNumber,
   readObject,
+  readString,
 } from '../../fields/index.js';
+
+/**
+ * An operator marking blocks for deletion (the `operator` role): at each time, every block
+ * in the bucket that `ingester` shipped. The other replicas' blocks keep the samples.
+ */
+export interface MarkForDeletionConfig {
+  ingester: string;
+  /** Offsets after the epoch. */
+  atMs: number[];
+}
 
 /**
  * The long-term path of a Strata scenario (`workload.long_term`): ingesters cut blocks, ship
@@ -37,6 +49,8 @@ export interface LongTermConfig {
    * graceful stop of an ingester cuts its whole head into blocks (a forced flush).
    */
   flushOnShutdown: boolean;
+  /** Blocks the `operator` node marks for deletion; undefined: none. */
+  markForDeletion: MarkForDeletionConfig | undefined;
 }
 
 /** Prometheus's and Cortex's upper bound on `tsdb.head_compaction_interval`. */
@@ -59,6 +73,7 @@ export function parseLongTerm(
     'deletion_delay',
     'store_gateway_replication_factor',
     'flush_on_shutdown',
+    'mark_for_deletion',
   ]);
   const positive = (v: unknown, key: string, fallback: number): number => {
     const ms = readDuration(v, `${where}.${key}`, fallback);
@@ -89,6 +104,7 @@ export function parseLongTerm(
       { min: 1, integer: true },
     ),
     flushOnShutdown: readBoolean(o.flush_on_shutdown, `${where}.flush_on_shutdown`, false),
+    markForDeletion: parseMarkForDeletion(o.mark_for_deletion, `${where}.mark_for_deletion`),
   };
   // The product refuses both at startup; naming the scenario key is friendlier.
   if (c.retentionPeriodMs <= blockRangeMs)
@@ -102,12 +118,23 @@ export function parseLongTerm(
   return c;
 }
 
+function parseMarkForDeletion(value: unknown, where: string): MarkForDeletionConfig | undefined {
+  if (value === undefined || value === null) return undefined;
+  const o = readObject(value, where, ['ingester', 'at']);
+  const atMs = readArray(o.at, `${where}.at`).map((a, i) => readDuration(a, `${where}.at[${i}]`));
+  if (atMs.length === 0) throw new ScenarioError(`${where}.at: at least one time is required`);
+  return { ingester: readString(o.ingester, `${where}.ingester`), atMs };
+}
+
 export function describeLongTerm(c: LongTermConfig): string {
   const d = formatDuration;
   return (
     `  long-term path: ship every ${d(c.shipIntervalMs)}, local retention ${d(c.retentionPeriodMs)}, head compaction every ${d(c.headCompactionIntervalMs)}` +
     `${c.flushOnShutdown ? ', flush on shutdown' : ''}; store-gateways RF ${c.storeGatewayReplicationFactor}, sync every ${d(c.syncIntervalMs)} ` +
     `(consistency delay ${d(c.consistencyDelayMs)}, ignore deletion marks after ${d(c.ignoreDeletionMarkDelayMs)}); ` +
-    `cleaner every ${d(c.cleanupIntervalMs)}, deletion delay ${d(c.deletionDelayMs)}`
+    `cleaner every ${d(c.cleanupIntervalMs)}, deletion delay ${d(c.deletionDelayMs)}` +
+    (c.markForDeletion === undefined
+      ? ''
+      : `; the operator marks ${c.markForDeletion.ingester}'s blocks for deletion at ${c.markForDeletion.atMs.map((a) => `+${d(a)}`).join(', ')}`)
   );
 }

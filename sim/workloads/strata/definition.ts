@@ -20,6 +20,7 @@ import {
   checkBlocksShipped,
   checkDeletionDelayHonoured,
 } from './checks_long_term.js';
+import type { SimProcess } from '../../cluster/index.js';
 import type { ObjectStoreEvent } from '../../runtime/index.js';
 import type { CheckResult, WorkloadContext, WorkloadDefinition } from '../workload.js';
 import {
@@ -30,6 +31,7 @@ import {
 } from './config.js';
 import { WriteLedger, statusCounts } from './ledger.js';
 import { ReferenceModel } from './model.js';
+import { strataOperator, type OperatorMark } from './operator.js';
 import { ReplicaHistory } from './model_replicas.js';
 import { SIM_BUCKET, TSDB_DIR } from './node_config.js';
 import { ReadLog } from './read_log.js';
@@ -80,6 +82,10 @@ export const strataWorkload: WorkloadDefinition<StrataWorkloadConfig> = {
       throw new ScenarioError(
         `${where}: the strata workload needs exactly one reader node, got ${count('reader')}`,
       );
+    if (count('operator') > 1)
+      throw new ScenarioError(
+        `${where}: the strata workload takes at most one operator node, got ${count('operator')}`,
+      );
   },
 
   describe: describeStrata,
@@ -92,6 +98,7 @@ export const strataWorkload: WorkloadDefinition<StrataWorkloadConfig> = {
       );
     validateLongTermTopology(config, ctx);
     const blockLog = config.longTerm === undefined ? undefined : new BlockDiskLog();
+    const operatorMarks: OperatorMark[] = [];
     for (const node of config.outages.keys())
       if (!(ctx.nodesByRole.get('writer') ?? []).includes(node))
         throw new ScenarioError(`workload.outages: ${node} is not a writer node`);
@@ -159,6 +166,12 @@ export const strataWorkload: WorkloadDefinition<StrataWorkloadConfig> = {
                 streamFor: (tenant) => streamFor(env.nodeName, tenant),
                 outages: config.outages.get(env.nodeName) ?? [],
               });
+          case 'operator': {
+            const mark = config.longTerm?.markForDeletion;
+            if (mark === undefined) return () => idleProcess();
+            return (env) =>
+              strataOperator(env, mark, { epochMs: ctx.epochMs, now, marks: operatorMarks });
+          }
           case 'reader':
             return (env) =>
               strataReader(env, config, {
@@ -271,7 +284,7 @@ export const strataWorkload: WorkloadDefinition<StrataWorkloadConfig> = {
         const blocks =
           blockLog === undefined
             ? ''
-            : `; blocks cut ${blockLog.blocks.length}, in the bucket ${blocksInBucket(bucketHistory(ctx)).size}, deleted locally ${blockLog.blocks.filter((b) => b.deletedAt !== undefined).length}`;
+            : `; blocks cut ${blockLog.blocks.length}, in the bucket ${blocksInBucket(bucketHistory(ctx)).size}, deleted locally ${blockLog.blocks.filter((b) => b.deletedAt !== undefined).length}, marked for deletion by the operator ${operatorMarks.length}`;
         return (
           `generated ${ledger.generatedCount} samples, ${ledger.pushes.length} pushes (${attempts} attempts); ` +
           `acked ${counts.acked}, refused ${counts.rejected}, unknown ${counts.unknown}, unsent ${counts.unsent}; ` +
@@ -300,6 +313,15 @@ function validateLongTermTopology(config: StrataWorkloadConfig, ctx: WorkloadCon
   for (const role of ['store-gateway', 'compactor'])
     if (count(role) === 0)
       throw new ScenarioError(`workload.long_term: needs at least one ${role} node`);
+  const mark = lt.markForDeletion;
+  if (mark !== undefined) {
+    if (count('operator') === 0)
+      throw new ScenarioError('workload.long_term.mark_for_deletion: needs an operator node');
+    if (!(ctx.nodesByRole.get('ingester') ?? []).includes(mark.ingester))
+      throw new ScenarioError(
+        `workload.long_term.mark_for_deletion.ingester: ${mark.ingester} is not an ingester node`,
+      );
+  }
   if (count('store-gateway') < lt.storeGatewayReplicationFactor)
     throw new ScenarioError(
       `workload.long_term.store_gateway_replication_factor: ${lt.storeGatewayReplicationFactor} needs at least that many store-gateways, got ${count('store-gateway')}`,
@@ -310,6 +332,11 @@ function validateLongTermTopology(config: StrataWorkloadConfig, ctx: WorkloadCon
 function bucketHistory(ctx: WorkloadContext): readonly ObjectStoreEvent[] {
   const store = ctx.services.allObjectStores().find((s) => s.config.name === `s3:${SIM_BUCKET}`);
   return store?.history ?? [];
+}
+
+/** A node with nothing to do (an operator without marks). */
+function idleProcess(): SimProcess {
+  return { start: () => Promise.resolve(), stop: () => Promise.resolve() };
 }
 
 function notLongTerm(name: string): CheckResult {
