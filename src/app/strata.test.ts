@@ -186,8 +186,7 @@ describe('startStrata with -target=all', () => {
       ['server', 'runtime-config', 'overrides', 'ring', ...ALL_COMPONENTS].sort(),
     );
     const built = ['distributor', 'ingester', 'querier', 'compactor', 'store-gateway'];
-    for (const name of built)
-      expect(statuses.find((s) => s.name === name)?.note).toBeUndefined();
+    for (const name of built) expect(statuses.find((s) => s.name === name)?.note).toBeUndefined();
     expect(statuses.find((s) => s.name === 'ruler')?.note).toContain('arrives with a later issue');
     expect(env.logger.find('component is a placeholder', 'warn')).toHaveLength(
       ALL_COMPONENTS.length - built.length,

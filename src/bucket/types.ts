@@ -18,10 +18,7 @@ export interface DeletionMark {
 
 /** Why a block must not be compacted (Thanos NoCompactReason). */
 export type NoCompactReason =
-  | 'manual'
-  | 'index-size-exceeding'
-  | 'block-index-out-of-order-chunk'
-  | (string & {});
+  'manual' | 'index-size-exceeding' | 'block-index-out-of-order-chunk' | (string & {});
 
 /** `<block>/no-compact-mark.json` (Thanos metadata.NoCompactMark). */
 export interface NoCompactMark {
@@ -73,7 +70,8 @@ export interface BucketIndex {
   updated_at: number;
 }
 
-export type BucketIndexSyncStatusCode = 'Ok' | 'GenericError' | 'CustomerManagedKeyError' | 'Unknown';
+export type BucketIndexSyncStatusCode =
+  'Ok' | 'GenericError' | 'CustomerManagedKeyError' | 'Unknown';
 
 /** `<tenant>/bucket-index-sync-status.json` (Cortex bucketindex.Status; `sync_ime` is Cortex's spelling). */
 export interface BucketIndexSyncStatus {

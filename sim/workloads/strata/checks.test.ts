@@ -114,6 +114,42 @@ describe('strata checks', () => {
     expect(r.detail).toContain('wrong value 7, 7');
   });
 
+  it('judges every read phase like the final read, naming the phase', () => {
+    const { ctx, reads } = world();
+    read(reads, goodRead);
+    // A read between the two acks: the second sample may not be there yet, the first must.
+    const phase = {
+      label: 'read phase at +1h40m30s',
+      reads: new Map([
+        [
+          'a',
+          {
+            tenant: 'a',
+            startedAt: 100 * M + 30_000,
+            answeredAt: 100 * M + 30_000,
+            attempts: 1,
+            series: [s(LATE, [[50 * M, 50]])],
+          },
+        ],
+      ]),
+      errors: new Map<string, string>(),
+    };
+    reads.phases.push(phase);
+    const r = checkAckedReadableExactlyOnce(ctx);
+    expect(r.verdict).toBe('fail');
+    expect(r.detail).toBe(
+      `1 violation(s) of "every acknowledged sample is readable exactly once": read phase at +1h40m30s: lost: a ${KEY} t=+1h40m0s value=100 (push #1 from steady, acked at +1h40m0.01s)`,
+    );
+    phase.reads.get('a')!.series.push(s(KEY, [[100 * M, 100]]));
+    expect(checkAckedReadableExactlyOnce(ctx)).toMatchObject({ verdict: 'pass' });
+    // A phase never answered fails the reads' checks.
+    phase.reads.clear();
+    phase.errors.set('a', 'attempt 3: consistency check failed');
+    expect(checkNoPhantoms(ctx).detail).toContain(
+      'read phase at +1h40m30s: no read phase at +1h40m30s of tenant a was answered (attempt 3: consistency check failed)',
+    );
+  });
+
   it('no_phantoms refuses samples never written, refused by the rule, or with other values', () => {
     const { ctx, reads } = world();
     read(reads, [...goodRead, s(LATE, [[10 * M, 10]]), s('{__name__="m", w="ghost"}', [[5, 1]])]);

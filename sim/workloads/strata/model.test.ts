@@ -296,3 +296,35 @@ describe('ReferenceModel: runs spanning several block ranges', () => {
     expect(m.verdict(late.samples[0]!)).toBe('either');
   });
 });
+
+describe('ReplicaHistory', () => {
+  it('follows lives from the schedule: crashes, power losses, restarts, stops', () => {
+    const h = new ReplicaHistory({
+      nodes: ['i1', 'i2'],
+      startAt: 0,
+      events: [
+        { at: 10 * S, node: 'i1', kind: 'crash' },
+        { at: 20 * S, node: 'i1', kind: 'power_loss' }, // while down: the disk still loses
+        { at: 30 * S, node: 'i1', kind: 'restart' },
+        { at: 40 * S, node: 'i1', kind: 'restart' }, // of a running process: kills it first
+        { at: 50 * S, node: 'i2', kind: 'stop' },
+        { at: 55 * S, node: 'i2', kind: 'start' },
+        { at: 56 * S, node: 'i2', kind: 'start' }, // already up: nothing
+        { at: 5 * S, node: 'other', kind: 'crash' }, // not an ingester
+      ],
+      flushOnStop: true,
+      readyGraceMs: 1 * S,
+    });
+    expect(h.firstUpIn('i1', 12 * S, 60 * S)).toBe(30 * S);
+    expect(h.firstUpIn('i1', 12 * S, 25 * S)).toBeUndefined();
+    expect(h.steadyOver('i1', 2 * S, 9 * S)).toBe(true);
+    expect(h.steadyOver('i1', 2 * S, 10 * S)).toBe(false);
+    expect(h.steadyOver('i1', 30 * S, 35 * S)).toBe(false); // within the ready grace
+    expect(h.steadyOver('i1', 31 * S, 39 * S)).toBe(true);
+    expect(h.resetIn('i1', 0, 25 * S)).toBe(true);
+    expect(h.resetIn('i1', 21 * S, 60 * S)).toBe(false); // the second restart kept the WAL
+    expect(h.resetIn('i2', 0, 60 * S)).toBe(true); // a flushing stop empties the head
+    expect(h.flushesBackBy(54 * S)).toEqual([]);
+    expect(h.flushesBackBy(55 * S)).toEqual([{ node: 'i2', at: 50 * S, restartAt: 55 * S }]);
+  });
+});
