@@ -60,11 +60,12 @@ export const STRATA_CHECKS = [
 ] as const;
 
 /**
- * The Strata cluster workload: distributors, ingesters and queriers are real Strata
- * processes (`Strata.create` with the node's role as target); writers are remote-write
- * clients that record every sample and every push outcome in the ledger; the reader reads
- * everything back after the faults heal. The checks compare the reads with the reference
- * model computed from the ledger.
+ * The Strata cluster workload: distributors, ingesters, queriers, store-gateways and the
+ * compactor are real Strata processes (`Strata.create` with the node's role as target);
+ * writers are remote-write clients that record every sample and every push outcome in the
+ * ledger; the reader reads everything back (in read phases and after the faults heal); the
+ * operator marks blocks for deletion. The checks compare the reads with the reference model
+ * computed from the ledger, and the bucket's history with the blocks the ingesters cut.
  */
 export const strataWorkload: WorkloadDefinition<StrataWorkloadConfig> = {
   kind: 'strata',
@@ -278,8 +279,17 @@ export const strataWorkload: WorkloadDefinition<StrataWorkloadConfig> = {
         const counts = statusCounts(ledger);
         const attempts = ledger.pushes.reduce((n, p) => n + p.attempts.length, 0);
         const series = [...reads.finalReads.values()].reduce((n, r) => n + r.series.length, 0);
+        // How many blocks the ingesters had deleted locally when each read phase began: the
+        // reads after those deletions are the ones served by the store-gateways.
+        const deletedBefore = (t: number): string =>
+          blockLog === undefined
+            ? ''
+            : ` (${blockLog.blocks.filter((b) => b.deletedAt !== undefined && b.deletedAt < t).length} blocks deleted locally before)`;
         const phases = reads.phases
-          .map((p) => `${p.label} ${p.reads.size}/${config.tenants.length}`)
+          .map((p) => {
+            const began = Math.min(...[...p.reads.values()].map((r) => r.startedAt));
+            return `${p.label} ${p.reads.size}/${config.tenants.length}${p.reads.size === 0 ? '' : deletedBefore(began)}`;
+          })
           .join(', ');
         const blocks =
           blockLog === undefined
@@ -290,7 +300,7 @@ export const strataWorkload: WorkloadDefinition<StrataWorkloadConfig> = {
           `acked ${counts.acked}, refused ${counts.rejected}, unknown ${counts.unknown}, unsent ${counts.unsent}; ` +
           `final reads ${reads.finalReads.size}/${config.tenants.length} tenants (${series} series), ` +
           `${reads.queryAnswers.length} model query answers, query mix ${reads.mixOk} ok / ${reads.mixFailed} failed` +
-          (phases === '' ? '' : `; ${phases} tenants`) +
+          (phases === '' ? '' : `; ${phases}`) +
           blocks
         );
       },

@@ -28,8 +28,9 @@ export interface ReaderDeps {
  * The reading client. During the run it issues the query mix every `reader.interval`
  * (answers only counted: data is still moving). At `read_at` it reads every tenant's
  * series with `querier.Select` (retrying until answered), then evaluates the scenario's
- * model queries with `querier.Query`; every answer goes to the harness's ReadLog, which is
- * all the checks look at.
+ * model queries with `querier.Query`. At each of `reader.read_phases` it reads every tenant
+ * the same way, retrying until the next read is due. Every answer goes to the harness's
+ * ReadLog, which is all the checks look at.
  */
 export function strataReader(env: Env, config: StrataWorkloadConfig, deps: ReaderDeps): SimProcess {
   const log = env.logger.child({ role: 'reader' });

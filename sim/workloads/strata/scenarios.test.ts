@@ -77,7 +77,7 @@ describe('strata scenarios (each seed twice)', () => {
         // Several blocks per replica and tenant, most of them deleted locally, some marked
         // and deleted from the bucket; three whole reads of both tenants.
         expect(r.details.summary).toMatch(
-          /read phase at \+5m30s 2\/2, read phase at \+10m0s 2\/2 tenants; blocks cut (3\d|[4-9]\d), in the bucket \1, deleted locally ([2-9]\d), marked for deletion by the operator [1-9]/,
+          /read phase at \+5m30s 2\/2 \(0 blocks deleted locally before\), read phase at \+10m0s 2\/2 \((1\d|[2-9]\d) blocks deleted locally before\); blocks cut (3\d|[4-9]\d), in the bucket \2, deleted locally [2-9]\d, marked for deletion by the operator [1-9]/,
         );
         expect(r.details.plan.join('\n')).toContain('power loss ingester-2');
         const deletion = r.checks.find((c) => c.name === 'deletion_delay_honoured')!;
