@@ -49,6 +49,11 @@ export {
 export { Ring, type ReadRing, type RingConfig, type RingDeps } from './ring.js';
 export { Lifecycler, type LifecyclerConfig, type LifecyclerDeps } from './lifecycler.js';
 export {
+  BasicLifecycler,
+  type BasicLifecyclerConfig,
+  type BasicLifecyclerDeps,
+} from './basic_lifecycler.js';
+export {
   forgetInstance,
   renderRingPage,
   serveRingPage,

@@ -5,7 +5,7 @@
  * (±20% jitter) and whenever the set of block owners in the ring changes, and serves the
  * `storegateway.*` RPCs.
  */
-import { Ring, type ReadRing } from '../ring/index.js';
+import { BasicLifecycler, Ring, type ReadRing } from '../ring/index.js';
 import {
   isAbortError,
   type Bucket,
@@ -23,7 +23,6 @@ import type { BlockLoaderFactory } from './block_loader.js';
 import { bucketBlockLoader } from './default_block_loader.js';
 import { BucketStores, type BucketStoresConfig } from './bucket_stores.js';
 import { StoreGatewayUnavailableError } from './errors.js';
-import { GatewayLifecycler } from './gateway_lifecycler.js';
 import { StoreGatewayMetrics, type SyncReason } from './metrics.js';
 import { registerStoreGatewayRpc } from './rpc.js';
 import {
@@ -96,7 +95,7 @@ export class StoreGateway extends BasicService {
   readonly stores: BucketStores;
   private readonly metrics: StoreGatewayMetrics;
   private readonly logger: Logger;
-  private lifecycler: GatewayLifecycler | undefined;
+  private lifecycler: BasicLifecycler | undefined;
   private ringClient: Ring | undefined;
   private subserviceFailure: Error | undefined;
   private onSubserviceFailure: ((err: Error) => void) | undefined;
@@ -122,7 +121,7 @@ export class StoreGateway extends BasicService {
         }),
         { kv: deps.kv, clock: deps.clock, logger: this.logger, metrics: deps.metrics },
       );
-      this.lifecycler = new GatewayLifecycler(
+      this.lifecycler = new BasicLifecycler(
         {
           ringName: STORE_GATEWAY_RING_NAME,
           key: STORE_GATEWAY_RING_KEY,

@@ -1,16 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { DiskFileSystem } from '../../sim/testing/index.js';
-import { JSON_RING_CODEC, emptyRingDesc } from '../ring/index.js';
+import { JSON_RING_CODEC, emptyRingDesc } from './index.js';
 import { MemoryKV, MemoryKVStore, createSeededRandom } from '../runtime/index.js';
 import { CapturingLogger, ManualClock } from '../runtime/testing/index.js';
-import { GatewayLifecycler, type GatewayLifecyclerConfig } from './gateway_lifecycler.js';
+import { BasicLifecycler, type BasicLifecyclerConfig } from './basic_lifecycler.js';
 
 const NOW = 1_800_000_000_000;
 
-function setup(over: Partial<GatewayLifecyclerConfig> = {}) {
+function setup(over: Partial<BasicLifecyclerConfig> = {}) {
   const clock = new ManualClock(NOW);
   const kv = new MemoryKV({}, { store: new MemoryKVStore() });
-  const lc = new GatewayLifecycler(
+  const lc = new BasicLifecycler(
     {
       ringName: 'store-gateway',
       key: 'store-gateway',
@@ -35,7 +35,7 @@ function setup(over: Partial<GatewayLifecyclerConfig> = {}) {
   return { clock, kv, lc, desc };
 }
 
-describe('GatewayLifecycler', () => {
+describe('BasicLifecycler', () => {
   it('registers JOINING with all its tokens and stays JOINING until told', async () => {
     const { lc, desc, clock } = setup();
     await lc.start(new AbortController().signal);

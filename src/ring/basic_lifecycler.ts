@@ -1,30 +1,23 @@
 /**
- * The store-gateway's ring membership (Cortex's BasicLifecycler with the store-gateway's
- * delegates). It differs from the ingesters' Lifecycler in the one way that matters here:
- * the instance registers JOINING *with* its tokens and stays JOINING until the gateway has
- * loaded its blocks, and only then becomes ACTIVE — queriers read ACTIVE instances only, so
- * a gateway is never asked for blocks it has not loaded yet. The ingester Lifecycler goes
- * PENDING → JOINING → ACTIVE by itself, which is why this one exists.
+ * Ring membership driven by its owner (Cortex's BasicLifecycler, as the store-gateway uses
+ * it). It differs from the ingesters' Lifecycler in the one way that matters to such owners:
+ * the instance registers JOINING *with* its tokens and stays JOINING until the owner moves it
+ * (the store-gateway: once its blocks are loaded) — queriers read ACTIVE instances only, so
+ * a store-gateway is never asked for blocks it has not loaded yet. The ingester Lifecycler
+ * goes PENDING → JOINING → ACTIVE by itself, which is why this one exists.
  *
  * Delegates reproduced: tokens kept from the ring entry or the tokens file (filled up to the
  * token count), leave on stopping (LEAVING, then removed from the ring), and auto-forget of
  * instances unhealthy for 10 heartbeat timeouts on every heartbeat.
  */
-import {
-  JSON_RING_CODEC,
-  allTokens,
-  generateTokens,
-  loadTokensFile,
-  storeTokensFile,
-  unixSeconds,
-  type InstanceState,
-  type RingDesc,
-} from '../ring/index.js';
+import { JSON_RING_CODEC } from './codec.js';
+import { allTokens, unixSeconds, type InstanceState, type RingDesc } from './model.js';
+import { generateTokens, loadTokensFile, storeTokensFile } from './tokens.js';
 import type { Clock, FileSystem, KV, Logger, Random } from '../runtime/index.js';
 import { isAbortError } from '../runtime/index.js';
 import { BasicService } from '../services/index.js';
 
-export interface GatewayLifecyclerConfig {
+export interface BasicLifecyclerConfig {
   ringName: string;
   key: string;
   id: string;
@@ -39,7 +32,7 @@ export interface GatewayLifecyclerConfig {
   tokensFilePath: string;
 }
 
-export interface GatewayLifecyclerDeps {
+export interface BasicLifecyclerDeps {
   kv: KV;
   clock: Clock;
   random: Random;
@@ -49,15 +42,15 @@ export interface GatewayLifecyclerDeps {
   addr?: () => string | undefined;
 }
 
-export class GatewayLifecycler extends BasicService {
+export class BasicLifecycler extends BasicService {
   private ringState: InstanceState = 'JOINING';
   private tokens: number[] = [];
   private registeredAt = 0;
   private resolvedAddr = '';
 
   constructor(
-    private readonly config: GatewayLifecyclerConfig,
-    private readonly deps: GatewayLifecyclerDeps,
+    private readonly config: BasicLifecyclerConfig,
+    private readonly deps: BasicLifecyclerDeps,
   ) {
     super(`${config.ringName}-lifecycler`, {
       starting: (signal) => this.register(signal),
