@@ -5,7 +5,7 @@
  */
 import type { Config } from '../config/index.js';
 import { parseForm } from '../api/index.js';
-import { Ring, RingError, serveRingPage, type ReadRing } from '../ring/index.js';
+import { Ring, RingError, ringPageRequest, serveRingPage, type ReadRing } from '../ring/index.js';
 import type { KV } from '../runtime/index.js';
 import { MultiKV } from '../runtime/index.js';
 import { UnavailableError, type HttpServer } from '../server/index.js';
@@ -81,16 +81,10 @@ export function registerRingPage(http: HttpServer, ctx: StrataContext, page: Rin
       const ring = page.ring();
       const kv = page.kv();
       if (ring === undefined || kv === undefined) throw new UnavailableError(page.notRunning);
-      const form = req.method === 'POST' ? await parseForm(req) : undefined;
-      const query = new URLSearchParams();
-      for (const [k, v] of Object.entries(req.query)) if (typeof v === 'string') query.append(k, v);
-      const formParams = new URLSearchParams();
-      const forget = form?.get('forget') ?? '';
-      if (forget !== '') formParams.set('forget', forget);
       const out = await serveRingPage(
         ring,
         { kv, key: page.key, nowMs: ctx.env.clock.now(), logger: ctx.env.logger },
-        { method: req.method, query, form: formParams },
+        await ringPageRequest(req.method, req.query, () => parseForm(req)),
       );
       res.status(out.status).set(out.headers).send(out.body);
     },

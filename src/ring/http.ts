@@ -106,6 +106,23 @@ export interface RingPageRequest {
   form?: URLSearchParams;
 }
 
+/**
+ * The page's request from an HTTP framework's parts: string query parameters, and for a POST
+ * the form (`readForm`), of which only `forget` matters.
+ */
+export async function ringPageRequest(
+  method: string,
+  query: Readonly<Record<string, unknown>>,
+  readForm: () => Promise<{ get(name: string): string | undefined | null }>,
+): Promise<RingPageRequest> {
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries(query)) if (typeof v === 'string') params.append(k, v);
+  const form = new URLSearchParams();
+  const forget = method === 'POST' ? ((await readForm()).get('forget') ?? '') : '';
+  if (forget !== '') form.set('forget', forget);
+  return { method, query: params, form };
+}
+
 export interface RingPageResponse {
   status: number;
   headers: Record<string, string>;

@@ -56,6 +56,7 @@ export {
 export {
   forgetInstance,
   renderRingPage,
+  ringPageRequest,
   serveRingPage,
   type RingPageOptions,
   type RingPageRequest,

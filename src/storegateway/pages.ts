@@ -6,7 +6,7 @@
  */
 import { parseForm } from '../api/index.js';
 import { listTenants } from '../bucket/index.js';
-import { serveRingPage, type ReadRing, type RingInstance } from '../ring/index.js';
+import { ringPageRequest, serveRingPage, type ReadRing, type RingInstance } from '../ring/index.js';
 import type { Logger } from '../runtime/index.js';
 import {
   BadDataError,
@@ -70,16 +70,10 @@ export function registerStoreGatewayRingPage(
           );
         return;
       }
-      const form = req.method === 'POST' ? await parseForm(req) : undefined;
-      const query = new URLSearchParams();
-      for (const [k, v] of Object.entries(req.query)) if (typeof v === 'string') query.append(k, v);
-      const formParams = new URLSearchParams();
-      const forget = form?.get('forget') ?? '';
-      if (forget !== '') formParams.set('forget', forget);
       const out = await serveRingPage(
         healthAware(ring as ReadRing, g.ringHeartbeatTimeoutMs, () => g.nowMs()),
         { kv: kv as NonNullable<typeof kv>, key: STORE_GATEWAY_RING_KEY, nowMs: g.nowMs(), logger },
-        { method: req.method, query, form: formParams },
+        await ringPageRequest(req.method, req.query, () => parseForm(req)),
       );
       res.status(out.status).set(out.headers).send(out.body);
     },
