@@ -88,6 +88,11 @@ const restrictedImports = {
       ],
       message: `crypto randomness is ${boundaryMessage}`,
     })),
+    {
+      name: 'prom-client',
+      importNames: ['Summary'],
+      message: `prom-client's Summary reads the wall clock (its sliding window): ${boundaryMessage}; use a Histogram`,
+    },
     ...['process', 'node:process'].map((name) => ({
       name,
       importNames: ['nextTick', 'hrtime', 'uptime', 'cpuUsage', 'memoryUsage'],

@@ -52,7 +52,14 @@ describe('strata bench', () => {
     const full = parseBenchArgs([]);
     expect(quick.memorySeries).toBe(100_000);
     expect(full.memorySeries).toBe(1_000_000);
-    expect([...full.only]).toEqual(['bytes', 'append', 'iterate', 'memory', 'remote-write']);
+    expect([...full.only]).toEqual([
+      'bytes',
+      'append',
+      'iterate',
+      'memory',
+      'remote-write',
+      'long-term',
+    ]);
     expect(quick.remoteWrite.scales).toEqual([2_000, 5_000]);
     expect(full.remoteWrite.scales).toEqual([100_000, 1_000_000]);
     expect(full.remoteWrite.systems).toEqual(['strata', 'prometheus']);

@@ -1,7 +1,8 @@
 /**
  * Benchmarks behind `strata bench` (npm run bench): bytes per sample side by side with
- * promtool, append and iterate cost, head memory per series, and remote-write load against
- * Strata's single binary next to Prometheus's receiver; printed as markdown tables for
+ * promtool, append and iterate cost, head memory per series, remote-write load against
+ * Strata's single binary next to Prometheus's receiver, and the long-term read path (one
+ * series over 24h through a store-gateway vs an ingester's TSDB); printed as markdown tables for
  * docs/benchmarks.md. Benchmarks use real time, real disk and child processes;
  * they must never run as timed tests or be imported by production modules other than the CLI.
  */
@@ -9,6 +10,14 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { runBytesBench, type BytesResult } from './bytes_bench.js';
+import {
+  defaultLongTermBuckets,
+  LT_BUCKET_KINDS,
+  runLongTermBench,
+  type LongTermBucketKind,
+  type LongTermOptions,
+} from './long_term_bench.js';
+import { longTermTable } from './long_term_table.js';
 import { exposedGc, runMemoryBench, type MemoryResult } from './memory_bench.js';
 import {
   remoteWriteFailed,
@@ -31,7 +40,14 @@ export interface BenchIO {
   stderr(s: string): void;
 }
 
-export const BENCH_NAMES = ['bytes', 'append', 'iterate', 'memory', 'remote-write'] as const;
+export const BENCH_NAMES = [
+  'bytes',
+  'append',
+  'iterate',
+  'memory',
+  'remote-write',
+  'long-term',
+] as const;
 export type BenchName = (typeof BENCH_NAMES)[number];
 
 export const BENCH_USAGE = `Usage: strata bench [--quick] [--only=<${BENCH_NAMES.join('|')}>] [--series=N] [--samples=M] [--memory-series=K]
@@ -49,6 +65,13 @@ remote-write (Strata's single binary from dist/ next to /usr/bin/prometheus):
   --rw-samples=M     samples pre-built per steady-state phase, whole rounds (default 6000000; --quick 20000)
   --rw-systems=LIST  strata,prometheus (default both)
   --rw-cpu-prof=DIR  run Strata under node --cpu-prof, profiles written to DIR on exit
+
+long-term (one series over 24h through a store-gateway vs an ingester's TSDB):
+  --lt-series=N      series per 2h block (default 10000; --quick 2000)
+  --lt-blocks=B      consecutive 2h blocks, at least 2 (default 12: 24h; --quick 4)
+  --lt-runs=R        timed queries per path after 2 warm-ups (default 20; --quick 5)
+  --lt-buckets=LIST  filesystem,minio (default filesystem, plus minio when its binary is in
+                     ~/.cache/strata-services/bin)
 `;
 
 export interface BenchOptions {
@@ -58,6 +81,7 @@ export interface BenchOptions {
   samples: number;
   memorySeries: number;
   remoteWrite: Omit<RemoteWriteOptions, 'progress'>;
+  longTerm: Omit<LongTermOptions, 'progress'>;
 }
 
 /** Append target of issue 3: 2M samples/s on one core into an existing series set. */
@@ -79,6 +103,10 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
   let rwSamples: number | undefined;
   let rwSystems: SystemName[] | undefined;
   let rwCpuProf: string | undefined;
+  let ltSeries: number | undefined;
+  let ltBlocks: number | undefined;
+  let ltRuns: number | undefined;
+  let ltBuckets: LongTermBucketKind[] | undefined;
   for (const arg of argv) {
     const [flag, value] = arg.replace(/^--?/, '').split('=', 2) as [string, string | undefined];
     switch (flag) {
@@ -132,6 +160,26 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
         if (value === undefined || value === '') throw new Error(`${arg}: expected a directory`);
         rwCpuProf = value;
         break;
+      case 'lt-series':
+        ltSeries = positiveInt(arg, value);
+        break;
+      case 'lt-blocks':
+        ltBlocks = positiveInt(arg, value);
+        if (ltBlocks < 2) throw new Error(`${arg}: at least 2 blocks`);
+        break;
+      case 'lt-runs':
+        ltRuns = positiveInt(arg, value);
+        break;
+      case 'lt-buckets':
+        ltBuckets = (value ?? '').split(',').map((v) => {
+          if (!(LT_BUCKET_KINDS as readonly string[]).includes(v)) {
+            throw new Error(
+              `unknown bucket "${v}" in ${arg}; one of ${LT_BUCKET_KINDS.join(', ')}`,
+            );
+          }
+          return v as LongTermBucketKind;
+        });
+        break;
       default:
         throw new Error(`unknown bench flag "${arg}"`);
     }
@@ -153,6 +201,12 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
         nodeArgs: rwCpuProf === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${rwCpuProf}`],
       },
     },
+    longTerm: {
+      series: ltSeries ?? (quick ? 2_000 : 10_000),
+      blocks: ltBlocks ?? (quick ? 4 : 12),
+      runs: ltRuns ?? (quick ? 5 : 20),
+      buckets: ltBuckets ?? defaultLongTermBuckets(),
+    },
   };
 }
 
@@ -165,8 +219,9 @@ function positiveInt(arg: string, value: string | undefined): number {
 }
 
 /**
- * Runs `strata bench` and resolves with its exit code: 1 if a check against promtool fails or
- * a remote-write push was refused (missed performance targets are reported, not failed).
+ * Runs `strata bench` and resolves with its exit code: 1 if a check against promtool fails,
+ * a remote-write push was refused or the long-term paths answered differently (missed
+ * performance targets are reported, not failed).
  */
 export async function runBenchCommand(argv: readonly string[], io: BenchIO): Promise<number> {
   if (argv.includes('help') || argv.includes('--help') || argv.includes('-h')) {
@@ -180,13 +235,15 @@ export async function runBenchCommand(argv: readonly string[], io: BenchIO): Pro
     io.stderr(`${(err as Error).message}\n\n${BENCH_USAGE}`);
     return 2;
   }
-  if (opts.only.has('memory') && exposedGc() === undefined) {
+  if ((opts.only.has('memory') || opts.only.has('long-term')) && exposedGc() === undefined) {
     const code = rerunWithExposedGc(argv);
     if (code !== undefined) return code;
-    io.stderr(
-      'head memory needs node --expose-gc: run node --expose-gc dist/src/cli/main.js bench\n',
-    );
-    opts.only.delete('memory');
+    if (opts.only.has('memory')) {
+      io.stderr(
+        'head memory needs node --expose-gc: run node --expose-gc dist/src/cli/main.js bench\n',
+      );
+      opts.only.delete('memory');
+    }
   }
 
   let failed = false;
@@ -225,6 +282,14 @@ export async function runBenchCommand(argv: readonly string[], io: BenchIO): Pro
     const results = await runRemoteWriteBench(rw);
     io.stdout(remoteWriteTable(results, rw));
     failed ||= remoteWriteFailed(results);
+  }
+  if (opts.only.has('long-term')) {
+    const result = await runLongTermBench({
+      ...opts.longTerm,
+      progress: (line) => io.stderr(`${line}\n`),
+    });
+    io.stdout(longTermTable(result));
+    failed ||= result.mismatches.length > 0;
   }
   return failed ? 1 : 0;
 }

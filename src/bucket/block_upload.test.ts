@@ -163,8 +163,10 @@ describe('uploadBlock', () => {
         { rel_path: 'index', size_bytes: indexSize },
         { rel_path: 'meta.json' },
       ],
-      index_stats: {},
+      // Strata's blocks carry their exact index stats (Cortex's ingesters leave them empty).
+      index_stats: local.thanos?.index_stats,
     });
+    expect(meta.thanos?.index_stats?.series_max_size).toBeGreaterThan(0);
     // Go's json.Encoder layout: tab indent, Go's key order, trailing newline.
     expect(text).toBe(serializeBlockMeta(meta, { style: 'thanos' }));
     expect(text.endsWith('}\n')).toBe(true);
@@ -195,7 +197,10 @@ describe('uploadBlock', () => {
         '\t\t\t\t"rel_path": "meta.json"',
         '\t\t\t}',
         '\t\t],',
-        '\t\t"index_stats": {}',
+        '\t\t"index_stats": {',
+        `\t\t\t"series_max_size": ${meta.thanos?.index_stats?.series_max_size},`,
+        `\t\t\t"chunk_max_size": ${meta.thanos?.index_stats?.chunk_max_size}`,
+        '\t\t}',
         '\t}',
         '}',
         '',

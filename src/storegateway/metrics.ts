@@ -4,7 +4,7 @@
  * counts, bucket index loads, the query gate, what queries read, and the syncs by reason.
  * Gauges that several instances could share in one registry move with inc/dec, never set.
  */
-import { Counter, Gauge, Histogram, Summary } from 'prom-client';
+import { Counter, Gauge, Histogram, exponentialBuckets } from 'prom-client';
 import type { MetricsRegistry } from '../runtime/index.js';
 
 /** Why a fetched block was left out (Thanos `blocks_meta_synced` states, Cortex's additions). */
@@ -54,10 +54,10 @@ export class StoreGatewayMetrics {
   readonly gateWaiting: Gauge;
   readonly gateMax: Gauge;
   readonly gateSeconds: Histogram;
-  readonly dataFetched: Summary<'data_type'>;
-  readonly dataSizeFetched: Summary<'data_type'>;
-  readonly blocksQueried: Summary;
-  readonly resultSeries: Summary;
+  readonly dataFetched: Histogram<'data_type'>;
+  readonly dataSizeFetched: Histogram<'data_type'>;
+  readonly blocksQueried: Histogram;
+  readonly resultSeries: Histogram;
   readonly queriesDropped: Counter;
   readonly lazyLoads: Counter;
   readonly lazyLoadFailures: Counter;
@@ -154,29 +154,35 @@ export class StoreGatewayMetrics {
       'How many seconds it took for queries to wait at the gate.',
       [0.01, 0.1, 0.3, 0.6, 1, 3, 6, 10, 15, 20, 30, 45, 60, 120, 240, 360, 720],
     );
-    this.dataFetched = summary(
+    // Thanos and Cortex export these four as summaries; prom-client's Summary reads the wall
+    // clock (its sliding window), which a simulated process must not, so they are histograms
+    // here (same names, `_bucket` series instead of quantiles).
+    const counts = exponentialBuckets(1, 4, 12);
+    this.dataFetched = histogram(
       registry,
       'cortex_bucket_store_series_data_fetched',
       'How many items of a data type in a block were fetched for a single series request.',
+      counts,
       ['data_type'],
     );
-    this.dataSizeFetched = summary(
+    this.dataSizeFetched = histogram(
       registry,
       'cortex_bucket_store_series_data_size_fetched_bytes',
       'Size of all items of a data type in a block were fetched for a single series request.',
+      exponentialBuckets(256, 4, 12),
       ['data_type'],
     );
-    this.blocksQueried = summary(
+    this.blocksQueried = histogram(
       registry,
       'cortex_bucket_store_series_blocks_queried',
       'Number of blocks in a bucket store that were touched to satisfy a query.',
-      [],
+      counts,
     );
-    this.resultSeries = summary(
+    this.resultSeries = histogram(
       registry,
       'cortex_bucket_store_series_result_series',
       'Number of series observed in the final result of a query.',
-      [],
+      counts,
     );
     this.queriesDropped = c(
       'cortex_bucket_store_queries_dropped_total',
@@ -225,25 +231,14 @@ function gauge<L extends string>(
   return new Gauge({ name, help, labelNames, registers: [registry] });
 }
 
-function histogram(
+function histogram<L extends string = never>(
   registry: MetricsRegistry,
   name: string,
   help: string,
   buckets: number[],
-): Histogram {
+  labelNames: readonly L[] = [],
+): Histogram<L> {
   const existing = registry.getSingleMetric(name);
-  if (existing instanceof Histogram) return existing;
-  return new Histogram({ name, help, buckets, registers: [registry] });
-}
-
-// No maxAgeSeconds: a sliding window would read the wall clock inside prom-client.
-function summary<L extends string>(
-  registry: MetricsRegistry,
-  name: string,
-  help: string,
-  labelNames: readonly L[],
-): Summary<L> {
-  const existing = registry.getSingleMetric(name);
-  if (existing instanceof Summary) return existing;
-  return new Summary({ name, help, labelNames, registers: [registry] });
+  if (existing instanceof Histogram) return existing as Histogram<L>;
+  return new Histogram({ name, help, buckets, labelNames, registers: [registry] });
 }

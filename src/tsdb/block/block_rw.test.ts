@@ -4,13 +4,15 @@ import { Labels, Matcher, compareGoStrings } from '../../model/index.js';
 import { createSeededRandom } from '../../runtime/index.js';
 import { ManualClock } from '../../runtime/testing/index.js';
 import { ValueType } from '../chunkenc/index.js';
-import { bytesSource } from '../index/index.js';
+import { uvarintSize } from '../encoding/index.js';
+import { IndexReader, bytesSource, seriesEntryLength } from '../index/index.js';
 import { DiskFileSystem } from '../../../sim/testing/index.js';
 import {
   BlockReader,
   BlockWriteError,
   Tombstones,
   readBlockMeta,
+  walkSegment,
   TENANT_EXTERNAL_LABEL,
   TMP_FOR_CREATION_SUFFIX,
   UlidGenerator,
@@ -107,6 +109,10 @@ describe('writeBlock', () => {
         labels: { __org_id__: 'team-1' },
         downsample: { resolution: 0 },
         source: 'receive',
+        index_stats: {
+          series_max_size: meta.thanos?.index_stats?.series_max_size,
+          chunk_max_size: meta.thanos?.index_stats?.chunk_max_size,
+        },
       },
     });
     expect(await readBlockMeta(`data/${meta.ulid}`, e)).toEqual(meta);
@@ -117,6 +123,33 @@ describe('writeBlock', () => {
       'meta.json',
       'tombstones',
     ]);
+  });
+
+  it("records the largest series entry and chunk in the thanos section's index_stats", async () => {
+    const e = env();
+    const input = Array.from({ length: 40 }, (_, i) =>
+      series(
+        { __name__: 'm', pod: `pod-${'x'.repeat(i * 3)}-${i}` },
+        Array.from({ length: 50 + i * 20 }, (_, k): [number, number] => [k * 15_000, k * (i + 1)]),
+      ),
+    );
+    const meta = await writeBlock('data', input, { thanos: { labels: { a: 'b' } } }, e);
+    const dir = `data/${meta.ulid}`;
+    // Every series entry (read at each posting's offset) and every stored chunk fits the
+    // recorded maxima, and the largest of each meets it exactly.
+    const index = await e.fs.readFile(`${dir}/index`);
+    const reader = await IndexReader.open(bytesSource(index));
+    const entrySizes = [...(await reader.allPostings())].map((ref) =>
+      seriesEntryLength(index.subarray(ref * 16)),
+    );
+    const segment = await e.fs.readFile(`${dir}/chunks/000001`);
+    const chunkSizes = [...walkSegment(segment, 0)].map(
+      (c) => uvarintSize(c.data.length) + 1 + c.data.length + 4,
+    );
+    expect(meta.thanos?.index_stats).toEqual({
+      series_max_size: Math.max(...entrySizes),
+      chunk_max_size: Math.max(...chunkSizes),
+    });
   });
 
   it('makes the block durable: after a power loss it is complete, never half-written', async () => {

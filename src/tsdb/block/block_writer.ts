@@ -20,7 +20,9 @@ import {
   type ChunkAppender,
   type ChunkCutRules,
 } from '../chunkenc/index.js';
+import { uvarintSize } from '../encoding/index.js';
 import { IndexWriter, type ChunkMeta } from '../index/index.js';
+import { CHUNK_CRC_SIZE, CHUNK_ENCODING_SIZE } from './chunk_format.js';
 import { ChunkWriter, type ChunkToWrite } from './chunk_writer.js';
 import {
   BlockSource,
@@ -98,6 +100,11 @@ interface BuiltSeries {
   metas: ChunkMeta[];
 }
 
+/** Bytes a chunk takes in its segment file: length, encoding byte, data and CRC. */
+function storedChunkSize(c: ChunkToWrite): number {
+  return uvarintSize(c.data.length) + CHUNK_ENCODING_SIZE + c.data.length + CHUNK_CRC_SIZE;
+}
+
 /**
  * Writes a block of `input` under `dir` (the directory holding blocks) and returns its meta;
  * the block is `<dir>/<meta.ulid>`. Series without samples are left out, as Prometheus's
@@ -158,8 +165,10 @@ export async function writeBlock(
   await indexWriter.addSymbols(symbols);
 
   let numChunks = 0;
+  let chunkMaxSize = 0;
   for (let i = 0; i < series.length; i++) {
     const built = buildChunks(series[i] as BlockSeriesInput, opts);
+    for (const c of built.chunks) chunkMaxSize = Math.max(chunkMaxSize, storedChunkSize(c));
     // One writeChunks call per series, as Prometheus's populateBlock: segment cuts depend on it.
     const refs = await chunkWriter.writeChunks(built.chunks);
     for (let c = 0; c < refs.length; c++) (built.metas[c] as ChunkMeta).ref = refs[c] as number;
@@ -184,6 +193,9 @@ export async function writeBlock(
       labels: { ...opts.thanos.labels },
       downsample: { resolution: 0 },
       source: opts.thanos.source ?? BlockSource.Receive,
+      // Exact maxima, not Thanos's estimates: a store-gateway sizes its range reads by them
+      // (Cortex ingesters leave them empty, which costs each query a 64 KiB read per block).
+      index_stats: { series_max_size: indexWriter.seriesMaxSize, chunk_max_size: chunkMaxSize },
     };
   }
   await writeBlockMeta(tmp, meta, { fs: deps.fs });

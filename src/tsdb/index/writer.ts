@@ -73,6 +73,7 @@ export class IndexWriter {
   private lastSeries: Labels = Labels.EMPTY;
   private lastSeriesRef = 0;
   private lastChunkRef = 0;
+  private maxSeriesSize = 0;
   /** Series IDs (offset / 16) in write order: the "all postings" list. */
   private readonly allPostings: number[] = [];
   /** Label name → label value → series IDs, filled as series are added. */
@@ -164,6 +165,14 @@ export class IndexWriter {
   }
 
   /**
+   * Bytes of the largest series entry written so far (length, body and CRC): what a reader
+   * fetching a series by range needs at most (Thanos's `index_stats.series_max_size`).
+   */
+  get seriesMaxSize(): number {
+    return this.maxSeriesSize;
+  }
+
+  /**
    * Adds one series. `ref` is the caller's series reference and only has to be non-decreasing
    * (Prometheus checks the same); the series ID in the index is its file offset / 16.
    * Returns that series ID.
@@ -247,6 +256,7 @@ export class IndexWriter {
     const crc = crc32c(body);
     buf.putBE32(crc);
     await file.write(buf.get());
+    this.maxSeriesSize = Math.max(this.maxSeriesSize, this.scratch.len() + buf.len());
 
     this.allPostings.push(seriesId);
     this.lastSeries = labels;

@@ -1,0 +1,156 @@
+/**
+ * Acceptance (issue 10): data older than the ingester's retention period stays queryable
+ * with `npm start`'s configuration (filesystem bucket under the working directory's
+ * ./data, the default read-path periods) once the ingester has let its local blocks go.
+ *
+ * A fresh tenant's first samples are accepted at any past time, so one push brings five
+ * hours of samples that end four hours ago, plus the last ten minutes. With
+ * `-experimental.tsdb.retention-period=3h` (it must exceed the 2h block range) the
+ * ingester deletes a block once it is shipped and `now - maxTime >= 3h`:
+ * `/ingester/flush` cuts and ships every block, and the next head compaction (every 5 s
+ * here instead of 1m, only to keep the test short) deletes the old ones from
+ * ./data/tsdb/fake/ while ./data/blocks/fake/ keeps them. Every query in between and
+ * afterwards must still return every sample exactly once.
+ */
+import { readdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { completeBlocks, filesystemView, readMeta } from './cluster/bucket-view.js';
+import {
+  StrataServer,
+  expectedSamples,
+  npmStartCommand,
+  pastWindow,
+  readBack,
+  sampleDiff,
+  sleep,
+  syntheticSeries,
+  waitUntil,
+} from './cluster/long-term.js';
+import { strataApi } from './cluster/query.js';
+import { pushSeries } from './cluster/remote-write.js';
+import { ensureBuilt } from './strata-process.js';
+
+const TENANT = 'fake';
+const METRIC = 'lt_retention';
+const ULID = /^[0-9A-HJKMNP-TV-Z]{26}$/;
+
+const now = Date.now();
+const old = pastWindow(now, 5, 4);
+const pushed = [
+  ...syntheticSeries(METRIC, 6, old.from, old.to, 30_000, { part: 'old' }, 'old-'),
+  ...syntheticSeries(METRIC, 3, now - 600_000, now - 1_000, 10_000, { part: 'recent' }, 'new-'),
+];
+const expected = expectedSamples(pushed);
+
+let strata: StrataServer;
+const read = (): Promise<Map<string, [number, number][]>> =>
+  readBack(strataApi(strata.url), METRIC, old.from, now);
+const localBlocks = async (): Promise<string[]> =>
+  (await readdir(join(strata.dataDir, 'tsdb', TENANT)).catch(() => [])).filter((n) => ULID.test(n));
+const bucket = (): ReturnType<typeof filesystemView> =>
+  filesystemView(join(strata.dataDir, 'blocks'));
+
+beforeAll(async () => {
+  ensureBuilt();
+  const { nodeArgs, args } = npmStartCommand();
+  strata = await StrataServer.start(
+    'strata',
+    [
+      ...args,
+      '-experimental.tsdb.retention-period=3h',
+      '-experimental.tsdb.head-compaction-interval=5s',
+      '-log.level=info',
+    ],
+    { nodeArgs },
+  );
+  await strata.waitReady(30_000);
+}, 300_000);
+
+afterAll(async () => {
+  await strata?.dispose();
+});
+
+describe('npm start configuration: samples older than the retention period', () => {
+  let shipped: string[] = [];
+  /** When the ingester was seen without its old blocks, and the blocks it kept. */
+  let deletedAt = 0;
+  let kept: string[] = [];
+  /** Answers read between the flush and a few seconds after the local deletion. */
+  const incomplete: string[] = [];
+  let answers = 0;
+
+  it('accepts a fresh tenant’s samples from hours ago and answers each once', async () => {
+    const res = await pushSeries(strata.url, pushed);
+    expect(res, strata.tail()).toEqual({ status: 200, text: '' });
+    expect(sampleDiff(expected, await read())).toEqual([]);
+  });
+
+  it('flush ships every block to ./data/blocks, then the old ones leave ./data/tsdb', async () => {
+    await strata.flush();
+    shipped = await completeBlocks(bucket(), TENANT);
+    // Three 2h ranges of old data (five hours never fit in fewer) and the recent one.
+    expect(shipped.length).toBeGreaterThanOrEqual(4);
+    expect((await localBlocks()).sort()).toEqual(shipped);
+    // The blocks retention lets go: shipped, max time at least 3h before now. The others
+    // (the recent block, and the old range that ends less than 3h ago) stay.
+    const metas = await Promise.all(shipped.map((b) => readMeta(bucket(), TENANT, b)));
+    const doomed = metas.filter((m) => Date.now() - m.maxTime >= 3 * 3_600_000).map((m) => m.ulid);
+    const staying = shipped.filter((b) => !doomed.includes(b));
+    expect(doomed.length).toBeGreaterThanOrEqual(2);
+    expect(staying.length).toBeGreaterThanOrEqual(1);
+    // Keep asking while the ingester deletes its copies, and a little after.
+    const end = Date.now() + 30_000;
+    while (Date.now() < end) {
+      if (deletedAt === 0 && (await localBlocks()).length < shipped.length) deletedAt = Date.now();
+      const found = await read();
+      answers++;
+      const diff = sampleDiff(expected, found, 2);
+      if (diff.length > 0) {
+        const when =
+          deletedAt === 0 ? 'before the deletion' : `${Date.now() - deletedAt} ms after it began`;
+        incomplete.push(`${when}: ${diff.join('; ')}`);
+      }
+      if (deletedAt !== 0 && Date.now() - deletedAt > 3_000) break;
+      await sleep(250);
+    }
+    expect(deletedAt, `no block left ./data/tsdb/${TENANT}\n${strata.tail()}`).toBeGreaterThan(0);
+    // Give a deletion in progress time to finish before looking again.
+    await waitUntil(
+      'the ingester deletes exactly the shipped blocks past the retention period',
+      async () =>
+        (kept = (await localBlocks()).sort()).length === staying.length ? true : undefined,
+      10_000,
+      () => strata.tail(),
+    );
+    expect(kept).toEqual(staying);
+    // The bucket still has all of them.
+    expect(await completeBlocks(bucket(), TENANT)).toEqual(shipped);
+    expect(strata.output()).toContain('block deleted by retention');
+  }, 60_000);
+
+  // KNOWN PRODUCT BUG (reported to the lead): this fails. The ingester deletes a shipped
+  // block as soon as `now - maxTime >= retention`, however recently it was shipped; with
+  // npm start's read path (cleanup interval 15m, bucket-store sync 5m, the querier's index
+  // check every 1m) neither the bucket index nor the store-gateway knows the block yet, so
+  // its samples vanish from every query until the compactor indexes it (up to 15 min).
+  it('answers every sample exactly once while and after the ingester deletes its copies', () => {
+    expect(answers).toBeGreaterThan(5);
+    expect(incomplete.slice(0, 5), `${incomplete.length} of ${answers} answers incomplete`).toEqual(
+      [],
+    );
+  });
+
+  it('answers every sample exactly once after a restart (from the bucket and the kept block)', async () => {
+    expect(await strata.stop()).toBe(0);
+    strata.restart();
+    await strata.waitReady(60_000);
+    expect(sampleDiff(expected, await read()), strata.tail()).toEqual([]);
+    expect(await strata.metric('cortex_bucket_store_blocks_loaded')).toBe(shipped.length);
+    expect(await localBlocks()).toEqual(kept);
+  }, 90_000);
+});
+
+afterAll(async () => {
+  if (strata !== undefined) await rm(strata.cwd, { recursive: true, force: true });
+});
