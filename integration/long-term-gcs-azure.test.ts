@@ -75,7 +75,15 @@ function roundTrip(name: string, open: () => Promise<Backend>, close: () => Prom
       const { nodeArgs, args } = npmStartCommand();
       strata = await StrataServer.start(
         name,
-        [...args, ...backend.flags, ...FAST_READ_PATH_FLAGS, '-log.level=warn'],
+        [
+          ...args,
+          ...backend.flags,
+          ...FAST_READ_PATH_FLAGS,
+          // The ingester keeps its copies for the whole test (the old data is older than
+          // the default 6h): long-term-retention.test.ts covers their deletion.
+          '-experimental.tsdb.retention-period=24h',
+          '-log.level=warn',
+        ],
         { cwd, env: backend.env, nodeArgs },
       );
       await strata.waitReady(30_000);

@@ -155,6 +155,9 @@ describe('microservices on MinIO: store-gateways sharded over etcd', () => {
       20_000,
       outputs,
     );
+    expect(await compactor.metric('cortex_bucket_blocks_count', { user: TENANT })).toBe(
+      blocks.length,
+    );
     await waitUntil(
       'the store-gateways load every block once between them',
       async () =>

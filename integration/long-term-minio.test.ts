@@ -377,6 +377,8 @@ describe('promtool 2.42 on a block shipped to MinIO', () => {
     const objects = await tenantBlocks(view, TENANT);
     for (const b of blocks) {
       const meta = await readMeta(view, TENANT, b);
+      const size = (name: string): number | undefined =>
+        objects.get(b)?.find((o) => o.name === name)?.size;
       expect(meta.ulid).toBe(b);
       expect(meta.version).toBe(1);
       expect(meta.compaction?.level).toBe(1);
@@ -386,9 +388,13 @@ describe('promtool 2.42 on a block shipped to MinIO', () => {
       expect(meta.thanos?.source).toBe('receive');
       expect(meta.thanos?.downsample).toEqual({ resolution: 0 });
       expect(meta.thanos?.segment_files).toEqual(['000001']);
-      expect(meta.thanos?.index_stats).toEqual({});
-      const size = (name: string): number | undefined =>
-        objects.get(b)?.find((o) => o.name === name)?.size;
+      // The block's largest series entry and stored chunk, which store-gateways size their
+      // range reads by.
+      const stats = meta.thanos?.index_stats as
+        { series_max_size?: number; chunk_max_size?: number } | undefined;
+      expect(stats?.series_max_size).toBeGreaterThan(0);
+      expect(stats?.chunk_max_size).toBeGreaterThan(0);
+      expect(stats?.chunk_max_size).toBeLessThan(size('chunks/000001') ?? 0);
       expect(meta.thanos?.files).toEqual([
         { rel_path: 'chunks/000001', size_bytes: size('chunks/000001') },
         { rel_path: 'index', size_bytes: size('index') },

@@ -35,6 +35,7 @@ import {
 } from './tenant_dbs.js';
 import { MetadataStore, type MetadataLimits } from './metadata_store.js';
 import { registerOldestUnshippedGauge } from './shipper_metrics.js';
+import { DEFAULT_BLOCK_DISCOVERY } from './block_discovery.js';
 import { newIngesterShipping, warnShippingDisabled, type BlockShipping } from './shipping.js';
 import type { SeriesSamples } from './wire.js';
 
@@ -143,6 +144,7 @@ export class Ingester extends BasicService {
         concurrency: config.tenantDBs.shipConcurrency,
         ingesterId: config.lifecycler.id,
         uploadCompacted: config.uploadCompactedBlocks,
+        discovery: config.tenantDBs.discovery ?? DEFAULT_BLOCK_DISCOVERY,
       },
       {
         ...deps,

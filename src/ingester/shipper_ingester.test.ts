@@ -5,6 +5,7 @@ import { DiskFileSystem } from '../../sim/testing/index.js';
 import { Matcher } from '../model/index.js';
 import type { MemoryKVStore } from '../runtime/index.js';
 import { CapturingLogger, ManualClock } from '../runtime/testing/index.js';
+import { BucketIndexUpdater, writeBucketIndex } from '../bucket/index.js';
 import { ulidTime } from '../tsdb/index.js';
 import {
   INGESTER_ADDR,
@@ -22,9 +23,12 @@ import {
   type RecordingBucket,
 } from './shipper_harness.testing.js';
 import { toWireMatchers } from './wire.js';
+import { QUERIER_INDEX_CHECK_MS } from './block_discovery.js';
 
 const ALL = toWireMatchers([Matcher.regex('__name__', '.+')]);
 const RETENTION = 6 * HOUR;
+/** Queriers' bucket sync interval: a block in the bucket index is kept 3 of these and a minute. */
+const SYNC_INTERVAL = 60_000;
 
 interface Started extends Harness {
   clock: ManualClock;
@@ -65,6 +69,11 @@ async function started(
         walCompression: false,
         shipInterval: o.shipInterval ?? 60_000,
         shipConcurrency: 2,
+        discovery: {
+          bucketIndexEnabled: true,
+          syncIntervalMs: SYNC_INTERVAL,
+          consistencyDelayMs: 0,
+        },
       },
       flushOnShutdown: o.flushOnShutdown ?? false,
     },
@@ -83,6 +92,15 @@ async function localBlocks(h: Started, tenant: string): Promise<string[]> {
   for (const e of await h.fs.readdir(`/data/tsdb/${tenant}`))
     if (await h.fs.exists(`/data/tsdb/${tenant}/${e}/meta.json`)) out.push(e);
   return out;
+}
+
+/** What the compactor's cleaner does: writes the tenant's bucket index from the bucket. */
+async function indexBucket(h: Started, tenant: string): Promise<void> {
+  const updater = new BucketIndexUpdater(
+    { tenant },
+    { bucket: h.bucket.inner, clock: h.clock, logger: h.logger },
+  );
+  await writeBucketIndex(h.bucket.inner, tenant, (await updater.update(undefined)).index);
 }
 
 async function bucketBlocks(h: Started, tenant: string): Promise<string[]> {
@@ -127,13 +145,23 @@ describe('Ingester shipping: never lose a block', () => {
     expect(await shipperMetric(h, 'upload_failures_total')).toBeGreaterThan(100);
     expect(h.logger.find('block deleted by retention')).toEqual([]);
 
-    // The bucket heals: the next tick ships it, and the next retention pass deletes it.
+    // The bucket heals: the next tick ships it. Queriers cannot find it before the bucket
+    // index lists it (the compactor writes it), and store-gateways load it up to three sync
+    // intervals after that: only then does the next retention pass delete it.
     h.bucket.failOn = () => false;
     await advance(h, 61_000);
     expect(await bucketBlocks(h, 't1')).toEqual([block]);
+    expect(await oldestUnshipped(h)).toBe(0);
+    await advance(h, 10 * SYNC_INTERVAL);
+    expect(await localBlocks(h, 't1')).toEqual([block]);
+    await indexBucket(h, 't1');
+    await h.ingester.shipping?.ship(['t1']); // a ship run sees the block in the index now
+    await advance(h, 3 * SYNC_INTERVAL + QUERIER_INDEX_CHECK_MS - 1);
+    expect(await localBlocks(h, 't1')).toEqual([block]);
+    await advance(h, 1);
     expect(await localBlocks(h, 't1')).toEqual([]);
     expect(h.logger.find('block deleted by retention')).toHaveLength(1);
-    expect(await oldestUnshipped(h)).toBe(0);
+    expect(await query(h, 't1')).toEqual([]);
     await h.ingester.stop();
   });
 
@@ -143,6 +171,7 @@ describe('Ingester shipping: never lose a block', () => {
     await h.ingester.flush(['t1'], true);
     const [block] = await localBlocks(h, 't1');
     expect(await bucketBlocks(h, 't1')).toEqual([block]);
+    await indexBucket(h, 't1');
     const maxTime = h.ingester.dbs.get('t1')?.blocks()[0]?.meta.maxTime as number;
     await advance(h, maxTime + RETENTION - 1 - h.clock.now());
     expect(await localBlocks(h, 't1')).toEqual([block]);

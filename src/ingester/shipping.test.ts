@@ -13,6 +13,7 @@ import {
   type RecordingBucket,
 } from './shipper_harness.testing.js';
 import { BlockShipping, DELETION_MARK_CHECK_INTERVAL, jittered } from './shipping.js';
+import { DEFAULT_BLOCK_DISCOVERY, type BlockDiscoveryConfig } from './block_discovery.js';
 
 const ROOT = '/data/tsdb';
 
@@ -29,7 +30,7 @@ interface Setup {
 
 async function setup(
   tenants: string[],
-  over: { concurrency?: number; interval?: number } = {},
+  over: { concurrency?: number; interval?: number; discovery?: BlockDiscoveryConfig } = {},
 ): Promise<Setup> {
   const fs = new DiskFileSystem();
   const clock = new ManualClock(START + 10 * HOUR);
@@ -38,7 +39,12 @@ async function setup(
   const registry = newMetricsRegistry();
   const ring = { state: 'ACTIVE' as string | undefined };
   const shipping = new BlockShipping(
-    { interval: over.interval ?? 60_000, concurrency: over.concurrency ?? 10, ingesterId: 'ing-1' },
+    {
+      interval: over.interval ?? 60_000,
+      concurrency: over.concurrency ?? 10,
+      ingesterId: 'ing-1',
+      discovery: over.discovery ?? DEFAULT_BLOCK_DISCOVERY,
+    },
     {
       bucket,
       fs,

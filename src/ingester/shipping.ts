@@ -16,6 +16,7 @@ import type {
 } from '../runtime/index.js';
 import { TENANT_EXTERNAL_LABEL } from '../tsdb/index.js';
 import { forEachBounded } from './bounded.js';
+import { BlockDiscovery, type BlockDiscoveryConfig } from './block_discovery.js';
 import { Shipper } from './shipper.js';
 import { shipperMetrics, type ShipperMetrics } from './shipper_metrics.js';
 
@@ -34,6 +35,8 @@ export interface BlockShipState {
   openTenant(tenant: string, dir: string): Promise<void>;
   /** Whether the block is recorded as being in the bucket. */
   isShipped(tenant: string, ulid: string): boolean;
+  /** Whether queriers have had time to find the shipped block in the bucket (block_discovery.ts). */
+  isDiscoverable(tenant: string, ulid: string): boolean;
 }
 
 export interface BlockShippingConfig {
@@ -45,6 +48,8 @@ export interface BlockShippingConfig {
   readonly ingesterId: string;
   /** Ship compaction level > 1 blocks too (Cortex default true). */
   readonly uploadCompacted?: boolean;
+  /** How queriers find blocks; a block is kept locally until they can (block_discovery.ts). */
+  readonly discovery: BlockDiscoveryConfig;
 }
 
 export interface BlockShippingDeps {
@@ -71,6 +76,7 @@ export class BlockShipping implements BlockShipState {
   private readonly deletion = new Map<string, DeletionCheck>();
   private readonly metrics: ShipperMetrics;
   private readonly logger: Logger;
+  private readonly discovery: BlockDiscovery;
   private queue: Promise<unknown> = Promise.resolve();
   private timer: Timer | undefined;
   private closed = false;
@@ -87,6 +93,11 @@ export class BlockShipping implements BlockShipState {
         throw new RangeError(`${name} must be a positive integer, got ${v}`);
     this.metrics = shipperMetrics(deps.metrics);
     this.logger = deps.logger.child({ module: 'ingester-shipper' });
+    this.discovery = new BlockDiscovery(config.discovery, {
+      bucket: deps.bucket,
+      clock: deps.clock,
+      logger: this.logger,
+    });
   }
 
   async openTenant(tenant: string, dir: string): Promise<void> {
@@ -108,6 +119,10 @@ export class BlockShipping implements BlockShipState {
 
   isShipped(tenant: string, ulid: string): boolean {
     return this.shippers.get(tenant)?.isShipped(ulid) ?? false;
+  }
+
+  isDiscoverable(tenant: string, ulid: string): boolean {
+    return this.discovery.isDiscoverable(tenant, ulid);
   }
 
   /** Starts the loop: every ship interval ±1%, drawn once (dskit DurationWithJitter). */
@@ -176,6 +191,7 @@ export class BlockShipping implements BlockShipState {
           tenant,
           uploaded: r.uploaded,
         });
+      await this.discovery.refresh(tenant, shipper.shippedBlocks());
     } catch (err) {
       // Listing the tenant's directory failed: nothing was shipped, the next run retries.
       this.metrics.dirSyncs.inc();
@@ -227,6 +243,7 @@ export interface IngesterShippingOptions {
   readonly concurrency: number | undefined;
   readonly ingesterId: string;
   readonly uploadCompacted: boolean | undefined;
+  readonly discovery: BlockDiscoveryConfig;
 }
 
 /**
@@ -244,6 +261,7 @@ export function newIngesterShipping(
       interval,
       concurrency: opts.concurrency ?? DEFAULT_SHIP_CONCURRENCY,
       ingesterId: opts.ingesterId,
+      discovery: opts.discovery,
       ...(opts.uploadCompacted === undefined ? {} : { uploadCompacted: opts.uploadCompacted }),
     },
     { ...deps, bucket: deps.bucket },

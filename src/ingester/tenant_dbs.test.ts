@@ -531,12 +531,17 @@ describe('TenantDBs: retention of local blocks', () => {
   class FakeShipping implements BlockShipState {
     readonly opened: string[] = [];
     readonly shipped = new Set<string>();
+    /** Blocks queriers can find; by default every shipped one. */
+    discoverable: Set<string> | undefined;
     openTenant(tenant: string, dir: string): Promise<void> {
       this.opened.push(`${tenant} ${dir}`);
       return Promise.resolve();
     }
     isShipped(_tenant: string, ulid: string): boolean {
       return this.shipped.has(ulid);
+    }
+    isDiscoverable(_tenant: string, ulid: string): boolean {
+      return (this.discoverable ?? this.shipped).has(ulid);
     }
   }
 
@@ -567,6 +572,19 @@ describe('TenantDBs: retention of local blocks', () => {
     shipping.shipped.add(ulid);
     expect(await dbs.get('a')?.applyRetention()).toEqual([ulid]);
     expect(dbs.get('a')?.blocks()).toHaveLength(0);
+    await dbs.close();
+  });
+
+  it('keeps a shipped, expired block until queriers can find it in the bucket', async () => {
+    const shipping = new FakeShipping();
+    shipping.discoverable = new Set();
+    const { dbs, clock } = makeDBs({ shipping, config: { retention: 6 * HOUR } });
+    const ulid = await oneBlock(dbs);
+    shipping.shipped.add(ulid);
+    await clock.advance(100 * HOUR);
+    expect(await dbs.get('a')?.applyRetention()).toEqual([]);
+    shipping.discoverable.add(ulid);
+    expect(await dbs.get('a')?.applyRetention()).toEqual([ulid]);
     await dbs.close();
   });
 

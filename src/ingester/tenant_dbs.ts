@@ -12,6 +12,7 @@ import { forEachBounded } from './bounded.js';
 import { SeriesLimitError, sampleErrorMessage } from './errors.js';
 import { DEFAULT_RATE_WINDOW_MS, IngestionRate } from './ingestion_rate.js';
 import { SeriesLimiter, type RingShape, type SeriesLimits } from './series_limiter.js';
+import type { BlockDiscoveryConfig } from './block_discovery.js';
 import type { BlockShipState } from './shipping.js';
 
 export interface TenantDBsConfig {
@@ -28,6 +29,8 @@ export interface TenantDBsConfig {
   shipInterval?: number;
   /** `tsdb.ship_concurrency`: tenants shipping at once (default 10). Read by the Ingester. */
   shipConcurrency?: number;
+  /** How queriers find shipped blocks (`tsdb.bucket_store`); default: Cortex's defaults. Read by the Ingester. */
+  discovery?: BlockDiscoveryConfig;
   /** `tsdb.head_compaction_interval`, ms. */
   headCompactionInterval: number;
   /** `tsdb.head_compaction_concurrency`: tenants compacted at once. */
@@ -50,6 +53,11 @@ export function tenantDBsConfigFrom(tsdb: TsdbConfig): TenantDBsConfig {
     retention: tsdb.retention_period,
     shipInterval: tsdb.ship_interval,
     shipConcurrency: tsdb.ship_concurrency,
+    discovery: {
+      bucketIndexEnabled: tsdb.bucket_store.bucket_index.enabled,
+      syncIntervalMs: tsdb.bucket_store.sync_interval,
+      consistencyDelayMs: tsdb.bucket_store.consistency_delay,
+    },
     headCompactionInterval: tsdb.head_compaction_interval,
     headCompactionConcurrency: tsdb.head_compaction_concurrency,
     openingConcurrency: tsdb.max_tsdb_opening_concurrency_on_startup,
@@ -551,7 +559,8 @@ export class TenantDBs {
    * Cortex's rule for deleting a tenant's local block (userTSDB.blocksToDelete): it must be
    * shipped, and its max time at least `retention` behind now or behind the newest block
    * (Prometheus's BeyondTimeRetention, which Cortex keeps). Whatever the clock says, a block
-   * that is not in the bucket stays.
+   * that is not in the bucket stays; and, beyond Cortex, so does one queriers cannot find
+   * there yet (block_discovery.ts), so a late-shipped block never drops out of queries.
    */
   private retention(
     tenant: string,
@@ -560,6 +569,7 @@ export class TenantDBs {
     const retention = this.config.retention;
     return (meta, view) =>
       shipping.isShipped(tenant, meta.ulid) &&
+      shipping.isDiscoverable(tenant, meta.ulid) &&
       (this.deps.clock.now() - meta.maxTime >= retention ||
         view.newestMaxTime - meta.maxTime >= retention);
   }
