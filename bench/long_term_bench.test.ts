@@ -42,7 +42,7 @@ describe('strata bench --only=long-term', () => {
     for (const path of [
       'store-gateway: BucketStores.series + decode | filesystem',
       'querier: BlocksStoreQueryable.series + decode | filesystem',
-      'store-gateway, index_stats in meta.json | filesystem',
+      'store-gateway, index_stats as Strata ships | filesystem',
       'ingester TSDB: 2 local blocks | local disk',
       'ingester TSDB: 1 local blocks + head (last 2h) | local disk + memory',
     ]) {

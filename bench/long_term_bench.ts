@@ -520,7 +520,7 @@ async function measureBackend(
       ctx,
       restarted,
       bucket,
-      'store-gateway, index_stats in meta.json',
+      'store-gateway, index_stats as Strata ships',
       kind,
     );
     result.withIndexStats = withStats.counts;

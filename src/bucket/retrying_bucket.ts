@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import {
   AbortError,
   ObjectStoreError,
@@ -147,7 +148,13 @@ export class RetryingBucket implements Bucket {
               );
             })
           : undefined;
-      outer?.addEventListener('abort', onOuterAbort, { once: true });
+      if (outer !== undefined) {
+        // One query's signal rides on all of its bucket calls at once (a store-gateway
+        // fetches many ranges in parallel): more than Node's default ten listeners is
+        // expected here, not a leak (each is removed when its attempt settles).
+        setMaxListeners(0, outer);
+        outer.addEventListener('abort', onOuterAbort, { once: true });
+      }
       let pending: Promise<T>;
       try {
         pending = call(controller.signal);
