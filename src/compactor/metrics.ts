@@ -4,7 +4,8 @@
  * errors Cortex only logs. Registration is get-or-create: the compaction loop (a later
  * issue) shares `cortex_compactor_blocks_marked_for_deletion_total` with the cleaner.
  */
-import { Counter, Gauge } from 'prom-client';
+import type { Counter, Gauge } from 'prom-client';
+import { registeredCounter as counter, registeredGauge as gauge } from '../runtime/index.js';
 import type { MetricsRegistry } from '../runtime/index.js';
 
 /** Label value of the runs metrics: cleanup of active tenants or of tenants being deleted. */
@@ -27,28 +28,6 @@ export interface CleanerMetrics {
   corruptedBlockMetas: Counter<'user'>;
   /** Strata: a bucket index found unreadable and rebuilt from the bucket. */
   corruptedIndexes: Counter<'user'>;
-}
-
-function counter<L extends string>(
-  registry: MetricsRegistry,
-  name: string,
-  help: string,
-  labelNames: readonly L[],
-): Counter<L> {
-  const existing = registry.getSingleMetric(name);
-  if (existing instanceof Counter) return existing;
-  return new Counter<L>({ name, help, labelNames, registers: [registry] });
-}
-
-function gauge<L extends string>(
-  registry: MetricsRegistry,
-  name: string,
-  help: string,
-  labelNames: readonly L[],
-): Gauge<L> {
-  const existing = registry.getSingleMetric(name);
-  if (existing instanceof Gauge) return existing;
-  return new Gauge<L>({ name, help, labelNames, registers: [registry] });
 }
 
 export function cleanerMetrics(registry: MetricsRegistry): CleanerMetrics {

@@ -2,8 +2,9 @@
 // counters Cortex exports as `cortex_ingester_shipper_*`), and the oldest unshipped block
 // gauge operators alert on: a block that stays unshipped is data that exists only on this
 // ingester's disk.
-import { Counter, Gauge } from 'prom-client';
-import type { MetricsRegistry } from '../runtime/index.js';
+import type { Counter } from 'prom-client';
+import { Gauge } from 'prom-client';
+import { registeredCounter, type MetricsRegistry } from '../runtime/index.js';
 import { ulidTime } from '../tsdb/index.js';
 
 export interface ShipperMetrics {
@@ -32,10 +33,7 @@ export interface UnshippedBlocksView {
  * restarted ingester on the same registry does).
  */
 export function shipperMetrics(registry: MetricsRegistry): ShipperMetrics {
-  const counter = (name: string, help: string): Counter => {
-    const m = registry.getSingleMetric(name);
-    return m instanceof Counter ? m : new Counter({ name, help, registers: [registry] });
-  };
+  const counter = (name: string, help: string): Counter => registeredCounter(registry, name, help);
   return {
     dirSyncs: counter('cortex_ingester_shipper_dir_syncs_total', 'Total number of TSDB dir syncs'),
     dirSyncFailures: counter(

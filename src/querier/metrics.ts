@@ -4,7 +4,12 @@
  * path, the store-gateways hit and re-fetches per query, the consistency checks, and the
  * bucket index loads.
  */
-import { Counter, Gauge, Histogram } from 'prom-client';
+import type { Counter, Gauge, Histogram } from 'prom-client';
+import {
+  registeredCounter as counter,
+  registeredGauge,
+  registeredHistogram as histogram,
+} from '../runtime/index.js';
 import type { MetricsRegistry } from '../runtime/index.js';
 
 export class QuerierMetrics {
@@ -96,39 +101,10 @@ export class BucketIndexLoaderMetrics {
       'Duration of the a single bucket index loading operation in seconds.',
       [0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 1, 10],
     );
-    const existing = registry.getSingleMetric('cortex_bucket_index_loaded');
-    this.loaded =
-      existing instanceof Gauge
-        ? existing
-        : new Gauge({
-            name: 'cortex_bucket_index_loaded',
-            help: 'Number of bucket indexes currently loaded in-memory.',
-            registers: [registry],
-          });
+    this.loaded = registeredGauge(
+      registry,
+      'cortex_bucket_index_loaded',
+      'Number of bucket indexes currently loaded in-memory.',
+    );
   }
-}
-
-// Several queriers may share a registry in one process (tests, the single binary's ruler
-// later): reuse a metric that is already registered instead of failing on the duplicate.
-function counter<L extends string>(
-  registry: MetricsRegistry,
-  name: string,
-  help: string,
-  labelNames: readonly L[] = [],
-): Counter<L> {
-  const existing = registry.getSingleMetric(name);
-  if (existing instanceof Counter) return existing;
-  return new Counter({ name, help, labelNames, registers: [registry] });
-}
-
-function histogram<L extends string>(
-  registry: MetricsRegistry,
-  name: string,
-  help: string,
-  buckets: number[],
-  labelNames: readonly L[] = [],
-): Histogram<L> {
-  const existing = registry.getSingleMetric(name);
-  if (existing instanceof Histogram) return existing;
-  return new Histogram({ name, help, buckets, labelNames, registers: [registry] });
 }

@@ -6,11 +6,10 @@
  */
 import { Gauge, type Counter } from 'prom-client';
 import type { Clock, FileSystem, KV, Logger, MetricsRegistry, Random } from '../runtime/index.js';
-import { isAbortError } from '../runtime/index.js';
+import { isAbortError, registeredCounter } from '../runtime/index.js';
 import { BasicService } from '../services/index.js';
 import { JSON_RING_CODEC, type RingCodec } from './codec.js';
 import { allTokens, unixSeconds, type InstanceState, type RingDesc } from './model.js';
-import { getOrCreateCounter } from './ring.js';
 import { generateTokens, loadTokensFile, storeTokensFile } from './tokens.js';
 
 export interface LifecyclerConfig {
@@ -90,13 +89,13 @@ export class Lifecycler extends BasicService {
     this.unregisterOnShutdown = config.unregisterOnShutdown;
     this.codec = deps.codec ?? JSON_RING_CODEC;
     const m = deps.metrics;
-    this.heartbeats = getOrCreateCounter(
+    this.heartbeats = registeredCounter(
       m,
       'cortex_member_consul_heartbeats_total',
       'The total number of heartbeats sent to consul.',
       ['name'],
     );
-    this.kvErrors = getOrCreateCounter(
+    this.kvErrors = registeredCounter(
       m,
       'strata_ring_kv_errors_total',
       'Ring updates that failed in the KV store, by operation.',

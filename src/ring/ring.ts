@@ -2,9 +2,9 @@
  * The ring client (Cortex's `ring.Ring`): keeps the latest descriptor of one ring key from
  * the KV store, a token table sorted for lookups, and answers which instances hold a key.
  */
-import { Counter } from 'prom-client';
+import type { Counter } from 'prom-client';
 import type { Clock, KV, Logger, MetricsRegistry } from '../runtime/index.js';
-import { isAbortError } from '../runtime/index.js';
+import { isAbortError, registeredCounter } from '../runtime/index.js';
 import { BasicService } from '../services/index.js';
 import { JSON_RING_CODEC, type RingCodec } from './codec.js';
 import {
@@ -91,7 +91,7 @@ export class Ring extends BasicService implements ReadRing {
       throw new RangeError(`replication factor must be >= 1, got ${config.replicationFactor}`);
     }
     this.codec = deps.codec ?? JSON_RING_CODEC;
-    this.decodeErrors = getOrCreateCounter(
+    this.decodeErrors = registeredCounter(
       deps.metrics,
       'strata_ring_decode_errors_total',
       'Ring descriptors read from the KV store that could not be decoded.',
@@ -289,16 +289,4 @@ function searchToken(table: readonly TokenOwner[], key: number): number {
     else lo = mid + 1;
   }
   return lo === table.length ? 0 : lo;
-}
-
-/** Several rings (and lifecyclers) share a process registry; register each metric once. */
-export function getOrCreateCounter(
-  registry: MetricsRegistry,
-  name: string,
-  help: string,
-  labelNames: string[],
-): Counter {
-  const existing = registry.getSingleMetric(name);
-  if (existing instanceof Counter) return existing;
-  return new Counter({ name, help, labelNames, registers: [registry] });
 }

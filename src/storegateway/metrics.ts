@@ -4,7 +4,13 @@
  * counts, bucket index loads, the query gate, what queries read, and the syncs by reason.
  * Gauges that several instances could share in one registry move with inc/dec, never set.
  */
-import { Counter, Gauge, Histogram, exponentialBuckets } from 'prom-client';
+import type { Counter, Gauge, Histogram } from 'prom-client';
+import { exponentialBuckets } from 'prom-client';
+import {
+  registeredCounter as counter,
+  registeredGauge as gauge,
+  registeredHistogram as histogram,
+} from '../runtime/index.js';
 import type { MetricsRegistry } from '../runtime/index.js';
 
 /** Why a fetched block was left out (Thanos `blocks_meta_synced` states, Cortex's additions). */
@@ -205,40 +211,4 @@ export class StoreGatewayMetrics {
       'Total number of failed index-header lazy unload operations.',
     );
   }
-}
-
-// Several store-gateways (tests) or a querier beside one (the bucket index metrics) may share
-// a registry: reuse a metric already registered instead of failing on the duplicate.
-function counter<L extends string>(
-  registry: MetricsRegistry,
-  name: string,
-  help: string,
-  labelNames: readonly L[],
-): Counter<L> {
-  const existing = registry.getSingleMetric(name);
-  if (existing instanceof Counter) return existing;
-  return new Counter({ name, help, labelNames, registers: [registry] });
-}
-
-function gauge<L extends string>(
-  registry: MetricsRegistry,
-  name: string,
-  help: string,
-  labelNames: readonly L[],
-): Gauge<L> {
-  const existing = registry.getSingleMetric(name);
-  if (existing instanceof Gauge) return existing;
-  return new Gauge({ name, help, labelNames, registers: [registry] });
-}
-
-function histogram<L extends string = never>(
-  registry: MetricsRegistry,
-  name: string,
-  help: string,
-  buckets: number[],
-  labelNames: readonly L[] = [],
-): Histogram<L> {
-  const existing = registry.getSingleMetric(name);
-  if (existing instanceof Histogram) return existing as Histogram<L>;
-  return new Histogram({ name, help, buckets, labelNames, registers: [registry] });
 }
