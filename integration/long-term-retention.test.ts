@@ -7,12 +7,12 @@
  * hours of samples that end four hours ago, plus the last ten minutes. With
  * `-experimental.tsdb.retention-period=3h` (it must exceed the 2h block range) the
  * ingester deletes a block once it is shipped, `now - maxTime >= 3h`, and queriers can find
- * it in the bucket (listed in the bucket index for 3 bucket-store sync intervals and a
- * minute): `/ingester/flush` cuts and ships every block, the compactor's cleaner indexes
+ * it in the bucket (listed in the bucket index for 3 bucket-store sync intervals, the
+ * index's update-on-error interval and a minute): `/ingester/flush` cuts and ships every block, the compactor's cleaner indexes
  * them, and a later head compaction deletes the old ones from ./data/tsdb/fake/ while
  * ./data/blocks/fake/ keeps them. Every query in between and afterwards must still return
- * every sample exactly once. The head compaction and ship (5 s instead of 1m), cleanup and
- * sync periods (5 s instead of 15m and 5m) are shortened only so the deletion happens within
+ * every sample exactly once. The head compaction, ship and update-on-error periods (5 s
+ * instead of 1m), cleanup and sync periods (5 s instead of 15m and 5m) are shortened only so the deletion happens within
  * the test (about a minute and a half instead of half an hour).
  */
 import { readdir } from 'node:fs/promises';
@@ -66,6 +66,7 @@ beforeAll(async () => {
       '-compactor.cleanup-interval=5s',
       '-experimental.tsdb.bucket-store.sync-interval=5s',
       '-experimental.tsdb.ship-interval=5s',
+      '-experimental.tsdb.bucket-store.bucket-index.update-on-error-interval=5s',
       '-log.level=info',
     ],
     { nodeArgs },
@@ -107,7 +108,7 @@ describe('npm start configuration: samples older than the retention period', () 
     expect(staying.length).toBeGreaterThanOrEqual(1);
     // Keep asking while the ingester waits for queriers to find the blocks, deletes its
     // copies, and a little after.
-    const end = Date.now() + 150_000;
+    const end = Date.now() + 200_000;
     while (Date.now() < end) {
       if (deletedAt === 0 && (await localBlocks()).length < shipped.length) deletedAt = Date.now();
       const found = await read();
@@ -134,7 +135,7 @@ describe('npm start configuration: samples older than the retention period', () 
     // The bucket still has all of them.
     expect(await completeBlocks(bucket(), TENANT)).toEqual(shipped);
     expect(strata.output()).toContain('block deleted by retention');
-  }, 200_000);
+  }, 260_000);
 
   it('answers every sample exactly once while and after the ingester deletes its copies', () => {
     expect(answers).toBeGreaterThan(5);

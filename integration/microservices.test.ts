@@ -97,6 +97,9 @@ beforeAll(async () => {
     '-ring.prefix=e2e-micro/',
     '-distributor.replication-factor=3',
     `-ring.heartbeat-timeout=${HEARTBEAT_TIMEOUT_S}s`,
+    // Every process that ships or reads blocks needs the same bucket.
+    '-experimental.tsdb.backend=filesystem',
+    `-experimental.tsdb.filesystem.dir=${join(dataDir, 'blocks')}`,
     '-log.level=warn',
   ];
   const started = await Promise.all([
@@ -112,7 +115,12 @@ beforeAll(async () => {
       ]),
     ),
     startNode('distributor', ['-target=distributor', ...common]),
-    startNode('querier', ['-target=querier', ...common]),
+    startNode('querier', [
+      '-target=querier',
+      ...common,
+      // The querier reads the bucket itself (store-gateway-enabled=false): its index-headers.
+      `-experimental.tsdb.bucket-store.sync-dir=${join(dataDir, 'querier-sync')}`,
+    ]),
   ]);
   ingesters.push(...started.slice(0, 3));
   distributor = started[3]!;

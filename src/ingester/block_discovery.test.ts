@@ -19,7 +19,13 @@ function setup(config: Partial<BlockDiscoveryConfig> = {}) {
   const bucket = new RecordingBucket(new MemoryBucket({ clock }));
   const logger = new CapturingLogger();
   const discovery = new BlockDiscovery(
-    { bucketIndexEnabled: true, syncIntervalMs: SYNC, consistencyDelayMs: 0, ...config },
+    {
+      bucketIndexEnabled: true,
+      syncIntervalMs: SYNC,
+      consistencyDelayMs: 0,
+      updateOnErrorIntervalMs: 30_000,
+      ...config,
+    },
     { bucket, clock, logger },
   );
   return { clock, bucket, logger, discovery };
@@ -37,7 +43,7 @@ function index(...blocks: string[]): BucketIndex {
 describe('BlockDiscovery', () => {
   it('finds a block only once the bucket index has listed it for 3 sync intervals plus the consistency delay', async () => {
     const { clock, bucket, discovery } = setup({ consistencyDelayMs: 5_000 });
-    expect(discovery.graceMs).toBe(3 * SYNC + 5_000 + QUERIER_INDEX_CHECK_MS);
+    expect(discovery.graceMs).toBe(3 * SYNC + 5_000 + 30_000 + QUERIER_INDEX_CHECK_MS);
     // No index yet (no compactor ran): shipped blocks are not findable, however long.
     await discovery.refresh('t', new Set([A, B]));
     await clock.advance(10 * SYNC);

@@ -6,7 +6,9 @@
 // Strata keeps such a block until it is discoverable: listed in the tenant's bucket index
 // (or, without the index, shipped) for `consistency_delay + 3 × sync_interval` — the window
 // after which Cortex's querier consistency check itself expects store-gateways to hold it —
-// plus the minute after which a querier looks at a tenant's index again.
+// plus `update_on_error_interval` and the minute of the querier's index check: a querier
+// that found no index (or failed to read it) just before the block was listed looks again
+// only that much later.
 import { BucketIndexNotFoundError, readBucketIndex } from '../bucket/index.js';
 import type { Bucket, Clock, Logger } from '../runtime/index.js';
 
@@ -17,6 +19,8 @@ export interface BlockDiscoveryConfig {
   readonly syncIntervalMs: number;
   /** `tsdb.bucket_store.consistency_delay`, ms. */
   readonly consistencyDelayMs: number;
+  /** `tsdb.bucket_store.bucket_index.update_on_error_interval`, ms. */
+  readonly updateOnErrorIntervalMs: number;
 }
 
 /** How often a querier checks whether a tenant's bucket index changed (Cortex: 1m, fixed). */
@@ -27,6 +31,7 @@ export const DEFAULT_BLOCK_DISCOVERY: BlockDiscoveryConfig = {
   bucketIndexEnabled: true,
   syncIntervalMs: 5 * 60_000,
   consistencyDelayMs: 0,
+  updateOnErrorIntervalMs: 60_000,
 };
 
 export interface BlockDiscoveryDeps {
@@ -52,6 +57,7 @@ export class BlockDiscovery {
     return (
       this.config.consistencyDelayMs +
       3 * Math.max(0, this.config.syncIntervalMs) +
+      Math.max(0, this.config.updateOnErrorIntervalMs) +
       QUERIER_INDEX_CHECK_MS
     );
   }

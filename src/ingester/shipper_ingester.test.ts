@@ -73,6 +73,7 @@ async function started(
           bucketIndexEnabled: true,
           syncIntervalMs: SYNC_INTERVAL,
           consistencyDelayMs: 0,
+          updateOnErrorIntervalMs: SYNC_INTERVAL,
         },
       },
       flushOnShutdown: o.flushOnShutdown ?? false,
@@ -156,7 +157,7 @@ describe('Ingester shipping: never lose a block', () => {
     expect(await localBlocks(h, 't1')).toEqual([block]);
     await indexBucket(h, 't1');
     await h.ingester.shipping?.ship(['t1']); // a ship run sees the block in the index now
-    await advance(h, 3 * SYNC_INTERVAL + QUERIER_INDEX_CHECK_MS - 1);
+    await advance(h, 4 * SYNC_INTERVAL + QUERIER_INDEX_CHECK_MS - 1);
     expect(await localBlocks(h, 't1')).toEqual([block]);
     await advance(h, 1);
     expect(await localBlocks(h, 't1')).toEqual([]);

@@ -57,6 +57,7 @@ export function tenantDBsConfigFrom(tsdb: TsdbConfig): TenantDBsConfig {
       bucketIndexEnabled: tsdb.bucket_store.bucket_index.enabled,
       syncIntervalMs: tsdb.bucket_store.sync_interval,
       consistencyDelayMs: tsdb.bucket_store.consistency_delay,
+      updateOnErrorIntervalMs: tsdb.bucket_store.bucket_index.update_on_error_interval,
     },
     headCompactionInterval: tsdb.head_compaction_interval,
     headCompactionConcurrency: tsdb.head_compaction_concurrency,
