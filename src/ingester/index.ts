@@ -126,3 +126,4 @@ export {
   type ShipperMetrics,
   type UnshippedBlocksView,
 } from './shipper_metrics.js';
+export { jsonRequest, numberField, rpcTenant } from './rpc_request.js';

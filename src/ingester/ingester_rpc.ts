@@ -10,7 +10,6 @@ import {
   type WriteRequestData,
 } from '../distributor/index.js';
 import {
-  JSON_CONTENT_TYPE,
   PROTOBUF_CONTENT_TYPE,
   RpcError,
   jsonBody,
@@ -18,10 +17,11 @@ import {
   type RpcResponse,
   type Transport,
 } from '../runtime/index.js';
-import { HttpError, tenantIdProblem } from '../server/index.js';
+import { HttpError } from '../server/index.js';
 import type { Ingester } from './ingester.js';
 import type { PushSeries, PushSource } from './tenant_dbs.js';
 import type { PushBatch } from './client.js';
+import { jsonRequest, numberField, rpcTenant } from './rpc_request.js';
 import {
   INGESTER_ALL_USER_STATS,
   INGESTER_LABEL_NAMES,
@@ -32,7 +32,6 @@ import {
   INGESTER_QUERY_STREAM,
   INGESTER_USER_STATS,
   PUSH_SOURCE_HEADER,
-  TENANT_RPC_HEADER,
   encodeSeriesLabels,
   encodeSeriesSamples,
   fromWireMatchers,
@@ -41,7 +40,6 @@ import {
 } from './wire.js';
 
 const EMPTY = new Uint8Array(0);
-const decoder = new TextDecoder();
 
 /** Registers the six `ingester.*` methods on the transport. */
 export function registerIngesterRpc(transport: Transport, ingester: Ingester): void {
@@ -262,47 +260,4 @@ function labelsOf(flat: readonly string[]): Labels {
   for (let j = 0; j + 1 < flat.length; j += 2)
     if (flat[j + 1] !== '') pairs.push([flat[j] as string, flat[j + 1] as string]);
   return Labels.fromPairs(pairs);
-}
-
-/** The tenant of a tenant-scoped call; missing or invalid is `invalid_argument`. */
-function rpcTenant(req: RpcRequest): string {
-  const tenant = req.headers?.[TENANT_RPC_HEADER];
-  if (tenant === undefined || tenant === '')
-    throw new RpcError(
-      'invalid_argument',
-      `no org id: the ${TENANT_RPC_HEADER} header is required`,
-    );
-  const problem = tenantIdProblem(tenant);
-  if (problem !== undefined) throw new RpcError('invalid_argument', problem);
-  return tenant;
-}
-
-function jsonRequest(req: RpcRequest): Record<string, unknown> {
-  if (req.contentType !== JSON_CONTENT_TYPE)
-    throw new RpcError(
-      'invalid_argument',
-      `${req.method}: expected ${JSON_CONTENT_TYPE}, got ${JSON.stringify(req.contentType)}`,
-    );
-  let value: unknown;
-  try {
-    value = JSON.parse(decoder.decode(req.body));
-  } catch (err) {
-    throw new RpcError(
-      'invalid_argument',
-      `${req.method}: request is not JSON: ${err instanceof Error ? err.message : String(err)}`,
-    );
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value))
-    throw new RpcError('invalid_argument', `${req.method}: request must be a JSON object`);
-  return value as Record<string, unknown>;
-}
-
-function numberField(q: Record<string, unknown>, name: string): number {
-  const v = q[name];
-  if (typeof v !== 'number' || !Number.isFinite(v))
-    throw new RpcError(
-      'invalid_argument',
-      `${name} must be a finite number (ms), got ${JSON.stringify(v)}`,
-    );
-  return v;
 }

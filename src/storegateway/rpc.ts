@@ -5,9 +5,8 @@
  * gateway that is not serving (starting, stopping) answers `unavailable`, so the querier
  * tries another replica.
  */
-import { TENANT_RPC_HEADER, fromWireMatchers } from '../ingester/index.js';
+import { fromWireMatchers, jsonRequest, numberField, rpcTenant } from '../ingester/index.js';
 import {
-  JSON_CONTENT_TYPE,
   PROTOBUF_CONTENT_TYPE,
   RpcError,
   jsonBody,
@@ -15,7 +14,6 @@ import {
   type RpcResponse,
   type Transport,
 } from '../runtime/index.js';
-import { tenantIdProblem } from '../server/index.js';
 import type { BucketStores } from './bucket_stores.js';
 import { toRpcError } from './errors.js';
 import type { LabelsQuery, SeriesQuery } from './tenant_store.js';
@@ -33,8 +31,6 @@ export interface StoreGatewayServer {
   /** Throws (an unavailable error) unless the gateway serves queries. */
   checkServing(): void;
 }
-
-const decoder = new TextDecoder();
 
 export function registerStoreGatewayRpc(transport: Transport, gateway: StoreGatewayServer): void {
   const handle = (
@@ -90,47 +86,4 @@ function labelsQuery(body: Record<string, unknown>): LabelsQuery {
     matchers: fromWireMatchers(body['matchers'] ?? []),
     blockIds,
   };
-}
-
-/** The tenant of the call; missing or invalid is `invalid_argument`. */
-function rpcTenant(req: RpcRequest): string {
-  const tenant = req.headers?.[TENANT_RPC_HEADER];
-  if (tenant === undefined || tenant === '')
-    throw new RpcError(
-      'invalid_argument',
-      `no org id: the ${TENANT_RPC_HEADER} header is required`,
-    );
-  const problem = tenantIdProblem(tenant);
-  if (problem !== undefined) throw new RpcError('invalid_argument', problem);
-  return tenant;
-}
-
-function jsonRequest(req: RpcRequest): Record<string, unknown> {
-  if (req.contentType !== JSON_CONTENT_TYPE)
-    throw new RpcError(
-      'invalid_argument',
-      `${req.method}: expected ${JSON_CONTENT_TYPE}, got ${JSON.stringify(req.contentType)}`,
-    );
-  let value: unknown;
-  try {
-    value = JSON.parse(decoder.decode(req.body));
-  } catch (err) {
-    throw new RpcError(
-      'invalid_argument',
-      `${req.method}: request is not JSON: ${(err as Error).message}`,
-    );
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value))
-    throw new RpcError('invalid_argument', `${req.method}: request must be a JSON object`);
-  return value as Record<string, unknown>;
-}
-
-function numberField(body: Record<string, unknown>, name: string): number {
-  const v = body[name];
-  if (typeof v !== 'number' || !Number.isFinite(v))
-    throw new RpcError(
-      'invalid_argument',
-      `${name} must be a finite number (ms), got ${JSON.stringify(v)}`,
-    );
-  return v;
 }
