@@ -192,18 +192,20 @@ describe('bad input in the bucket of a running single binary', () => {
       const data = rel === 'meta.json' ? '{"ulid": ' : await view.get(o.name);
       await view.put(`team-a/${cBlock}/${rel}`, data);
     }
+    // The counter moves when the cleaner meets the block, the partials gauge when its run
+    // ends: wait for both.
     await waitUntil(
-      'the compactor counts the corrupted meta.json',
+      'the compactor counts the corrupted meta.json and the partial block',
       async () =>
         ((await strata.metric('strata_bucket_index_corrupted_block_metas_total', {
           user: 'team-a',
-        })) ?? 0) >= 1
+        })) ?? 0) >= 1 &&
+        (await strata.metric('cortex_bucket_blocks_partials_count', { user: 'team-a' })) === 1
           ? true
           : undefined,
       15_000,
       () => strata.tail(),
     );
-    expect(await strata.metric('cortex_bucket_blocks_partials_count', { user: 'team-a' })).toBe(1);
     expect(await strata.metric('cortex_bucket_blocks_count', { user: 'team-a' })).toBe(
       aBlocks.length,
     );
