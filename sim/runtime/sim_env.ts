@@ -1,6 +1,7 @@
 import {
   MemoryCache,
   newMetricsRegistry,
+  openMemberlistClient,
   type Bucket,
   type BucketSpec,
   type Cache,
@@ -99,6 +100,8 @@ export function createSimNodeEnv(services: SimServices, opts: SimNodeEnvOptions)
     },
     kvs: {
       open(spec: KVSpec, prefix: string): KV {
+        // Gossip runs between the nodes' own transports: no shared store involved.
+        if (spec.store === 'memberlist') return openMemberlistClient(spec, prefix);
         return new SimKV(
           { prefix },
           { kernel, store: services.kvStore(spec), link: link(KV_SERVICE, 'kv', config.kv) },

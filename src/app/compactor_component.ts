@@ -14,12 +14,14 @@ export function compactorService(ctx: StrataContext): Service {
   const c = config.compactor;
   const http = ctx.need(ctx.http, 'server', 'compactor');
   const bucket = openComponentBucket(ctx, 'compactor');
+  const overrides = ctx.need(ctx.overrides, 'overrides', 'compactor');
   const compactor = new Compactor(
     {
       dataDir: c.data_dir,
       cleanupIntervalMs: c.cleanup_interval,
       cleanupConcurrency: c.cleanup_concurrency,
       deletionDelayMs: c.deletion_delay,
+      tenantCleanupDelayMs: c.tenant_cleanup_delay,
       shardingEnabled: c.sharding_enabled,
       ring: {
         instanceId: c.sharding_ring.instance_id === '' ? env.nodeName : c.sharding_ring.instance_id,
@@ -37,6 +39,8 @@ export function compactorService(ctx: StrataContext): Service {
       metrics: env.metrics,
       fs: env.fs,
       address: () => env.transport.address,
+      // Read per cleanup, so a runtime-config reload applies at the next one.
+      retentionPeriodMs: (tenant) => overrides.compactorBlocksRetentionPeriod(tenant),
       ...(c.sharding_enabled ? { kv: deferredKV(ctx, 'compactor') } : {}),
     },
   );

@@ -21,6 +21,7 @@ import { registerDistributorRingPage, registerIngesterRingPage } from './ring_cl
 import { BasicService, type Service } from '../services/index.js';
 import { distributorService, ingesterService, querierService } from './components.js';
 import { compactorService } from './compactor_component.js';
+import { purgerService } from './purger_component.js';
 import { storeGatewayService } from './storegateway_component.js';
 
 export type StrataModule = ModuleDefinition<StrataContext>;
@@ -155,6 +156,7 @@ const COMPONENT_SERVICES: Readonly<Record<string, (ctx: StrataContext) => Servic
   querier: querierService,
   compactor: compactorService,
   'store-gateway': storeGatewayService,
+  purger: purgerService,
 };
 
 function componentModule(name: string): StrataModule {

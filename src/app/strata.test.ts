@@ -185,7 +185,7 @@ describe('startStrata with -target=all', () => {
     expect(statuses.map((s) => s.name).sort()).toEqual(
       ['server', 'runtime-config', 'overrides', 'ring', ...ALL_COMPONENTS].sort(),
     );
-    const built = ['distributor', 'ingester', 'querier', 'compactor', 'store-gateway'];
+    const built = ['distributor', 'ingester', 'querier', 'compactor', 'store-gateway', 'purger'];
     for (const name of built) expect(statuses.find((s) => s.name === name)?.note).toBeUndefined();
     expect(statuses.find((s) => s.name === 'ruler')?.note).toContain('arrives with a later issue');
     expect(env.logger.find('component is a placeholder', 'warn')).toHaveLength(

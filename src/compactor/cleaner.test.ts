@@ -11,58 +11,16 @@ import {
   readTenantDeletionMark,
   writeTenantDeletionMark,
 } from '../bucket/index.js';
-import { RecordingBucket, testUlid, uploadTestBlock } from '../bucket/testing.js';
-import { MemoryBucket, newMetricsRegistry, type MetricsRegistry } from '../runtime/index.js';
-import { CapturingLogger, ManualClock } from '../runtime/testing/index.js';
-import { BlocksCleaner, type BlocksCleanerConfig, type BlocksCleanerDeps } from './cleaner.js';
-
-const T0 = 1_700_000_000_000;
-const HOUR = 3_600_000;
-const id = (n: number): string => testUlid(T0 - 48 * HOUR, n);
-const signal = (): AbortSignal => new AbortController().signal;
-
-interface World {
-  clock: ManualClock;
-  inner: MemoryBucket;
-  bucket: RecordingBucket;
-  logger: CapturingLogger;
-  metrics: MetricsRegistry;
-  cleaner: BlocksCleaner;
-}
-
-function world(
-  config: Partial<BlocksCleanerConfig> = {},
-  deps: Partial<BlocksCleanerDeps> = {},
-): World {
-  const clock = new ManualClock(T0);
-  const inner = new MemoryBucket({ clock });
-  const bucket = new RecordingBucket(inner);
-  const logger = new CapturingLogger();
-  const metrics = newMetricsRegistry();
-  const cleaner = new BlocksCleaner(
-    { deletionDelayMs: 12 * HOUR, cleanupConcurrency: 20, ...config },
-    { bucket, clock, logger, metrics, ...deps },
-  );
-  return { clock, inner, bucket, logger, metrics, cleaner };
-}
-
-async function metric(
-  registry: MetricsRegistry,
-  name: string,
-  labels: Record<string, string> = {},
-): Promise<number | undefined> {
-  const m = registry.getSingleMetric(name);
-  if (m === undefined) throw new Error(`no metric ${name}`);
-  const { values } = await m.get();
-  const found = values.find((v) =>
-    Object.entries(labels).every(([k, val]) => (v.labels as Record<string, unknown>)[k] === val),
-  );
-  return found?.value;
-}
-
-async function blockIds(w: World, tenant: string): Promise<string[]> {
-  return (await readBucketIndex(w.inner, tenant)).blocks.map((b) => b.block_id);
-}
+import { uploadTestBlock } from '../bucket/testing.js';
+import {
+  HOUR,
+  T0,
+  blockIds,
+  id,
+  metric,
+  signal,
+  world,
+} from './cleaner_harness.testing.js';
 
 describe('BlocksCleaner, active tenants', () => {
   it('builds the index of a new tenant, writes the sync status and the gauges', async () => {

@@ -4,9 +4,11 @@
  * (rebuild it when missing or unreadable), apply retention, update it from the bucket, delete
  * blocks whose deletion mark is older than the deletion delay, delete safe partial blocks,
  * then write the index and its sync status, or delete both when the tenant has nothing left.
- * Tenants with a deletion mark lose all their blocks. A tenant that fails is logged and
+ * Tenants with a deletion mark lose all their blocks, then, after the tenant cleanup delay,
+ * their markers and the mark itself (tenant_deletion.ts). A tenant that fails is logged and
  * counted and never stops the others.
  */
+import type { Counter } from 'prom-client';
 import {
   BucketIndexCorruptedError,
   BucketIndexNotFoundError,
@@ -28,6 +30,7 @@ import {
 } from '../bucket/index.js';
 import {
   isAbortError,
+  registeredCounter,
   type Bucket,
   type Clock,
   type Logger,
@@ -47,7 +50,11 @@ import {
   type CleanerMetrics,
   type CleanupUserStatus,
 } from './metrics.js';
-import { deleteTenantMarkedForDeletion } from './tenant_deletion.js';
+import {
+  DEFAULT_TENANT_CLEANUP_DELAY_MS,
+  deleteTenantMarkedForDeletion,
+  type TenantDeletionStage,
+} from './tenant_deletion.js';
 
 export interface BlocksCleanerConfig {
   /** `-compactor.deletion-delay`: marked blocks are deleted once the mark is older; 0 at once. */
@@ -58,6 +65,11 @@ export interface BlocksCleanerConfig {
   partialBlockDeletionDelayMs?: number;
   /** `-compactor.block-deletion-marks-migration-enabled`: copy block-only marks to `markers/` at startup. */
   blockDeletionMarksMigrationEnabled?: boolean;
+  /**
+   * `-compactor.tenant-cleanup-delay` (6h): how long after a deleted tenant's last block went
+   * its markers and tenant deletion mark are removed.
+   */
+  tenantCleanupDelayMs?: number;
 }
 
 export interface BlocksCleanerDeps {
@@ -84,6 +96,8 @@ export interface CleanupRunResult {
 
 export class BlocksCleaner {
   readonly metrics: CleanerMetrics;
+  /** Strata: global deletion marks whose block was gone, removed (Cortex leaves them). */
+  private readonly orphanMarks: Counter;
   private readonly logger: Logger;
   /** Tenants owned at the last scan, whose per-tenant series this instance exports. */
   private lastOwned: string[] = [];
@@ -98,7 +112,17 @@ export class BlocksCleaner {
     if (!(config.deletionDelayMs >= 0)) {
       throw new RangeError(`deletion delay must be >= 0, got ${config.deletionDelayMs}ms`);
     }
+    const cleanupDelay = config.tenantCleanupDelayMs ?? DEFAULT_TENANT_CLEANUP_DELAY_MS;
+    if (!(cleanupDelay >= 0)) {
+      throw new RangeError(`tenant cleanup delay must be >= 0, got ${cleanupDelay}ms`);
+    }
     this.metrics = cleanerMetrics(deps.metrics);
+    this.orphanMarks = registeredCounter(
+      deps.metrics,
+      'strata_compactor_orphan_deletion_marks_removed_total',
+      'Global block deletion marks (markers/<block>-deletion-mark.json) found without their block and removed by the cleaner.',
+      [],
+    );
     this.logger = deps.logger.child({ component: 'cleaner' });
   }
 
@@ -124,9 +148,9 @@ export class BlocksCleaner {
       const active = await this.runGroup('active', scan.active, signal, (t) =>
         this.cleanTenant(t, firstRun, signal),
       );
-      const deleted = await this.runGroup('deleted', scan.deleting, signal, (t) =>
-        this.deleteTenant(t, signal),
-      );
+      const deleted = await this.runGroup('deleted', scan.deleting, signal, async (t) => {
+        await this.deleteTenant(t, signal);
+      });
       return { active, deleted };
     } catch (err) {
       if (!isAbortError(err)) throw err;
@@ -201,11 +225,17 @@ export class BlocksCleaner {
     };
   }
 
-  /** Removes every block of a tenant marked for deletion and records when that finished. */
-  async deleteTenant(tenant: string, signal?: AbortSignal): Promise<void> {
+  /**
+   * One pass over a tenant marked for deletion: removes its blocks, records when that
+   * finished, and after the tenant cleanup delay removes what is left (tenant_deletion.ts).
+   */
+  async deleteTenant(tenant: string, signal?: AbortSignal): Promise<TenantDeletionStage> {
     const ctx = this.context(tenant, signal);
     try {
-      await deleteTenantMarkedForDeletion(ctx);
+      return await deleteTenantMarkedForDeletion(
+        ctx,
+        this.config.tenantCleanupDelayMs ?? DEFAULT_TENANT_CLEANUP_DELAY_MS,
+      );
     } catch (err) {
       if (!isAbortError(err)) {
         ctx.logger.warn('failed to delete tenant marked for deletion', {
@@ -360,6 +390,7 @@ export class BlocksCleaner {
     for (const block of orphans) {
       try {
         await deleteIfExists(ctx.bucket, globalDeletionMarkPath(ctx.tenant, block));
+        this.orphanMarks.inc();
         ctx.logger.info('deleted deletion mark of a block no longer in the bucket', { block });
       } catch (err) {
         ctx.logger.warn('failed to delete an orphan deletion mark', {

@@ -1,10 +1,11 @@
 /**
- * The compactor component. For now it runs only the blocks cleaner (compaction itself is a
- * later issue): a cleanup of every owned tenant while starting, so services that depend on
- * the compactor start after one pass, then one every cleanup interval. With sharding
- * enabled it joins the compactor ring (key `compactor`, RF 1) and waits to see itself ACTIVE
- * before the first pass; ownership is re-evaluated on every run, so tenants move between
- * compactors as the ring changes, without a handover.
+ * The compactor component: the blocks cleaner — a cleanup of every owned tenant while
+ * starting, so services that depend on the compactor start after one pass, then one every
+ * cleanup interval — and, when configured, the compaction loop (compaction_loop.ts), which
+ * runs beside the cleaner from the moment the compactor is Running. With sharding enabled it
+ * joins the compactor ring (key `compactor`, RF 1) and waits to see itself ACTIVE before the
+ * first pass; ownership is re-evaluated on every run (and, for compaction, right before each
+ * upload), so tenants move between compactors as the ring changes, without a handover.
  */
 import { Lifecycler, Ring } from '../ring/index.js';
 import {
@@ -20,6 +21,12 @@ import {
 } from '../runtime/index.js';
 import { BasicService } from '../services/index.js';
 import { BlocksCleaner, type CleanupRunResult } from './cleaner.js';
+import {
+  CompactionLoop,
+  type CompactionConfig,
+  type CompactionRunResult,
+  type CompactionStrategy,
+} from './compaction_loop.js';
 import { COMPACTOR_RING_KEY, ownsTenant } from './ownership.js';
 
 export interface CompactorRingConfig {
@@ -53,6 +60,10 @@ export interface CompactorConfig {
   /** See BlocksCleanerConfig. */
   partialBlockDeletionDelayMs?: number;
   blockDeletionMarksMigrationEnabled?: boolean;
+  /** `-compactor.tenant-cleanup-delay` (6h when absent); see BlocksCleanerConfig. */
+  tenantCleanupDelayMs?: number;
+  /** Block compaction; absent, the compactor only cleans. Works under `<dataDir>/compact`. */
+  compaction?: CompactionConfig;
 }
 
 export interface CompactorDeps {
@@ -68,6 +79,8 @@ export interface CompactorDeps {
   address?: () => string | undefined;
   /** Per-tenant blocks retention (`compactor_blocks_retention_period`) in ms; 0 keeps all. */
   retentionPeriodMs?: (tenant: string) => number;
+  /** How tenants' blocks are grouped and planned (default: Thanos's, as Cortex's default strategy). */
+  compactionStrategy?: CompactionStrategy;
 }
 
 /** How often starting checks whether the ring shows this instance ACTIVE. */
@@ -75,6 +88,8 @@ const RING_ACTIVE_POLL_MS = 100;
 
 export class Compactor extends BasicService {
   readonly cleaner: BlocksCleaner;
+  /** The compaction loop; undefined when compaction is not configured. */
+  readonly compaction: CompactionLoop | undefined;
   private readonly logger: Logger;
   private ringClient: Ring | undefined;
   private ringLifecycler: Lifecycler | undefined;
@@ -109,6 +124,9 @@ export class Compactor extends BasicService {
         ...(config.blockDeletionMarksMigrationEnabled === undefined
           ? {}
           : { blockDeletionMarksMigrationEnabled: config.blockDeletionMarksMigrationEnabled }),
+        ...(config.tenantCleanupDelayMs === undefined
+          ? {}
+          : { tenantCleanupDelayMs: config.tenantCleanupDelayMs }),
       },
       {
         bucket: deps.bucket,
@@ -121,6 +139,24 @@ export class Compactor extends BasicService {
           : { retentionPeriodMs: deps.retentionPeriodMs }),
       },
     );
+    this.compaction =
+      config.compaction === undefined
+        ? undefined
+        : new CompactionLoop(
+            { ...config.compaction, dataDir: config.dataDir },
+            {
+              bucket: deps.bucket,
+              fs: deps.fs,
+              clock: deps.clock,
+              random: deps.random,
+              logger: this.logger,
+              metrics: deps.metrics,
+              ownsTenant: (tenant) => this.ownsTenant(tenant),
+              ...(deps.compactionStrategy === undefined
+                ? {}
+                : { strategy: deps.compactionStrategy }),
+            },
+          );
   }
 
   /** The compactor ring client (for the `/compactor/ring` page); undefined without sharding or before start. */
@@ -145,7 +181,14 @@ export class Compactor extends BasicService {
     return this.track(this.cleaner.runCleanup(signal, false));
   }
 
-  /** Resolves once the cleanups under way, if any, have settled (tests and the simulator wait on it). */
+  /** Runs one compaction of every owned tenant now (admin trigger and tests); undefined without compaction. */
+  runCompaction(signal: AbortSignal): Promise<CompactionRunResult | undefined> {
+    const loop = this.compaction;
+    if (loop === undefined) return Promise.resolve(undefined);
+    return this.track(loop.runOnce(signal));
+  }
+
+  /** Resolves once the cleanups and compactions under way, if any, have settled (tests and the simulator wait on it). */
   async idle(): Promise<void> {
     await Promise.all([...this.inflight]);
   }
@@ -233,8 +276,9 @@ export class Compactor extends BasicService {
     const timer = this.deps.clock.every(this.config.cleanupIntervalMs, async () => {
       await this.track(this.cleaner.runCleanup(signal, false));
     });
+    const compaction = this.compaction === undefined ? undefined : this.track(this.compaction.run(signal));
     try {
-      // Runs until stopped; a ring member that fails on its own fails the compactor.
+      // Runs until stopped; a ring member or the compaction loop failing on its own fails the compactor.
       await new Promise<void>((resolve, reject) => {
         if (signal.aborted) resolve();
         signal.addEventListener('abort', () => resolve(), { once: true });
@@ -242,6 +286,9 @@ export class Compactor extends BasicService {
           reject(new Error(`compactor ${what} failed: ${err.message}`));
         this.ringLifecycler?.onFailure(fail('ring lifecycler'));
         this.ringClient?.onFailure(fail('ring client'));
+        compaction?.catch((err: unknown) =>
+          fail('compaction loop')(err instanceof Error ? err : new Error(String(err))),
+        );
       });
     } finally {
       timer.cancel();

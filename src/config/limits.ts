@@ -57,6 +57,11 @@ export interface LimitsConfig {
   ruler_max_rule_groups_per_tenant: number;
   /** -ingester.out-of-order-time-window: milliseconds; 0 = disabled. */
   out_of_order_time_window: number;
+  /**
+   * -compactor.blocks-retention-period: milliseconds; the compactor marks a tenant's blocks
+   * that ended longer ago for deletion. 0 = keep everything.
+   */
+  compactor_blocks_retention_period: number;
 }
 
 /** The values `ingestion_rate_strategy` accepts. */

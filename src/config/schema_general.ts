@@ -182,6 +182,10 @@ export const limitsBlock = block(
       flag: 'ingester.out-of-order-time-window',
       help: "Opt-in window for accepting samples older than the default ingestion window (about 1h behind the tenant's newest sample). 0 keeps the reference behaviour: such samples are rejected.",
     }),
+    compactor_blocks_retention_period: setting('duration', 0, {
+      flag: 'compactor.blocks-retention-period',
+      help: 'Delete blocks containing samples older than the specified retention period. 0 to disable.',
+    }),
   },
 );
 

@@ -277,6 +277,10 @@ export const compactorBlock = block(
       flag: 'compactor.deletion-delay',
       help: "Time before a block marked for deletion is deleted from bucket. If not 0, blocks will be marked for deletion and compactor component will delete blocks marked for deletion from the bucket. If delete-delay is 0, blocks will be deleted straight away. Note that deleting blocks immediately can cause query failures, if store gateway still has the block loaded, or compactor is ignoring the deletion because it's compacting the block at the same time.",
     }),
+    tenant_cleanup_delay: setting('duration', 6 * HOUR, {
+      flag: 'compactor.tenant-cleanup-delay',
+      help: 'For tenants marked for deletion, this is time between deleting of last block, and doing final cleanup (marker files, debug files) of the tenant.',
+    }),
     cleanup_interval: setting('duration', 15 * MINUTE, {
       flag: 'compactor.cleanup-interval',
       help: 'How frequently compactor should run blocks cleanup and maintenance, as well as update the bucket index.',

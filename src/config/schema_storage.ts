@@ -365,6 +365,10 @@ export const tsdbBlock = block(
       flag: `${TSDB}max-tsdb-opening-concurrency-on-startup`,
       help: 'Limit the number of concurrently opening TSDBs on startup.',
     }),
+    close_idle_tsdb_timeout: setting('duration', 0, {
+      flag: `${TSDB}close-idle-tsdb-timeout`,
+      help: 'If TSDB has not received any data for this duration, and all blocks from TSDB have been shipped, TSDB is closed and deleted from local disk. If set to positive value, this value should be equal or higher than -querier.query-ingesters-within flag to make sure that TSDB is not closed prematurely, which could cause partial query results. 0 or negative value disables closing of idle TSDB. A tenant marked for deletion has its TSDB closed and deleted whatever this setting.',
+    }),
     bucket_store: bucketStore,
     s3,
     gcs,

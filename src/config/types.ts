@@ -158,6 +158,8 @@ export interface TsdbConfig {
   flush_blocks_on_shutdown: boolean;
   store_gateway_enabled: boolean;
   max_tsdb_opening_concurrency_on_startup: number;
+  /** ms without pushes after which a fully shipped tenant's TSDB is closed and deleted; 0 = never. */
+  close_idle_tsdb_timeout: number;
   bucket_store: BucketStoreConfig;
   s3: S3Config;
   gcs: GcsConfig;
@@ -273,6 +275,8 @@ export interface CompactorConfig {
   compaction_retries: number;
   compaction_concurrency: number;
   deletion_delay: number;
+  /** ms between a deleted tenant's last block going and the removal of its markers. */
+  tenant_cleanup_delay: number;
   cleanup_interval: number;
   cleanup_concurrency: number;
   sharding_enabled: boolean;

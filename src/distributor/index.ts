@@ -92,6 +92,11 @@ export {
   type HATrackerDeps,
 } from './ha_tracker.js';
 export { decodeReplicaDesc, encodeReplicaDesc, type ReplicaDesc } from './ha_replica_desc.js';
+export {
+  HA_REPLICA_CODEC_ID,
+  HA_REPLICA_MERGE_CODEC,
+  compareReplicaDescs,
+} from './ha_replica_merge.js';
 export { renderHATrackerPage, type HATrackerPageInput } from './ha_tracker_page.js';
 export {
   Distributor,

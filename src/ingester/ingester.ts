@@ -37,6 +37,7 @@ import { MetadataStore, type MetadataLimits } from './metadata_store.js';
 import { registerOldestUnshippedGauge } from './shipper_metrics.js';
 import { DEFAULT_BLOCK_DISCOVERY } from './block_discovery.js';
 import { newIngesterShipping, warnShippingDisabled, type BlockShipping } from './shipping.js';
+import { IdleTsdbCloser } from './idle_tsdbs.js';
 import type { SeriesSamples } from './wire.js';
 
 export interface IngesterConfig {
@@ -101,6 +102,11 @@ export class Ingester extends BasicService {
   readonly dbs: TenantDBs;
   /** Block shipping to the bucket; undefined when disabled. */
   readonly shipping: BlockShipping | undefined;
+  /**
+   * Closes and deletes the databases of tenants marked for deletion, and of idle ones with
+   * `close_idle_tsdb_timeout`; undefined without shipping (Cortex never deletes local data then).
+   */
+  readonly idleCloser: IdleTsdbCloser | undefined;
   private ringLifecycler: Lifecycler | undefined;
   private registeredAddr: string | undefined;
   /** When readiness first passed every other check (min_ready_duration counts from here). */
@@ -163,6 +169,20 @@ export class Ingester extends BasicService {
       ...(this.shipping === undefined ? {} : { shipping: this.shipping }),
     });
     this.metadataStore = new MetadataStore(deps.limits, shape, deps.metrics);
+    this.idleCloser =
+      this.shipping === undefined
+        ? undefined
+        : new IdleTsdbCloser(
+            { idleTimeoutMs: config.tenantDBs.closeIdleTimeout ?? 0 },
+            {
+              dbs: this.dbs,
+              shipping: this.shipping,
+              clock: deps.clock,
+              logger: this.logger,
+              metrics: deps.metrics,
+              onRemoved: (tenant) => this.metadataStore.forgetTenant(tenant),
+            },
+          );
     this.metrics = registerMetrics(deps.metrics, this.dbs);
     registerOldestUnshippedGauge(deps.metrics, {
       tenantIds: () => this.dbs.tenantIds(),
@@ -235,6 +255,7 @@ export class Ingester extends BasicService {
     });
     signal.addEventListener('abort', () => purge.cancel(), { once: true });
     this.shipping?.start(signal);
+    this.idleCloser?.start(signal);
     // The ingester runs as long as its lifecycler does; a lifecycler failing on its own
     // (not stopped by shutdown) fails the ingester, as Cortex's subservice watcher does.
     await new Promise<void>((resolve, reject) => {
@@ -285,6 +306,7 @@ export class Ingester extends BasicService {
     }
     // Like Cortex, the shipping loop stops before the leaving flush; the flush ships itself.
     this.shipping?.stop();
+    await this.idleCloser?.stop();
     const lifecycler = this.ringLifecycler;
     let failure: Error | undefined;
     if (lifecycler !== undefined) {

@@ -186,6 +186,18 @@ export class MetadataStore {
     return removed;
   }
 
+  /** Drops every entry of the tenant (its database was closed and deleted); returns how many. */
+  forgetTenant(tenant: string): number {
+    const families = this.tenants.get(tenant);
+    if (families === undefined) return 0;
+    let n = 0;
+    for (const family of families.values()) n += family.size;
+    this.tenants.delete(tenant);
+    this.entries -= n;
+    if (n > 0) this.m.removed.inc({ user: tenant }, n);
+    return n;
+  }
+
   /** Every entry of the tenant, by family name, then in the order first seen. */
   metadata(tenant: string): MetricMetadata[] {
     const families = this.tenants.get(tenant);

@@ -37,6 +37,8 @@ export interface BlockShipState {
   isShipped(tenant: string, ulid: string): boolean;
   /** Whether queriers have had time to find the shipped block in the bucket (block_discovery.ts). */
   isDiscoverable(tenant: string, ulid: string): boolean;
+  /** The tenant's database was closed and deleted: forget what was known of it. */
+  forgetTenant?(tenant: string): void;
 }
 
 export interface BlockShippingConfig {
@@ -123,6 +125,35 @@ export class BlockShipping implements BlockShipState {
 
   isDiscoverable(tenant: string, ulid: string): boolean {
     return this.discovery.isDiscoverable(tenant, ulid);
+  }
+
+  /**
+   * Whether a shipping run found the tenant's deletion mark (Cortex's deletionMarkFound):
+   * its blocks are no longer shipped and its database is to be closed and deleted.
+   */
+  isMarkedForDeletion(tenant: string): boolean {
+    return this.deletion.get(tenant)?.found === true;
+  }
+
+  /**
+   * Forgets a tenant whose database was closed and deleted: its shipper, the deletion mark
+   * seen and the discovery state. A later database of the tenant starts afresh, and its
+   * first shipping run looks for the mark again (Cortex's new userTSDB does the same).
+   */
+  forgetTenant(tenant: string): void {
+    this.shippers.delete(tenant);
+    this.deletion.delete(tenant);
+    this.discovery.forget(tenant);
+  }
+
+  /**
+   * Runs `fn` between shipping runs, so no shipper is reading a tenant's directory meanwhile
+   * (Cortex does not close a TSDB while it ships). Rejects as `fn` does.
+   */
+  exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(fn);
+    this.queue = run.catch(() => undefined);
+    return run;
   }
 
   /** Starts the loop: every ship interval ±1%, drawn once (dskit DurationWithJitter). */

@@ -3,6 +3,9 @@
 // absent → present) or opened at startup when its directory exists; pushes append a batch
 // in one appender, keep what the head accepts and report the rest per series; the
 // head-compaction loop and flush cut blocks; per-tenant stats feed the user-stats pages.
+// A tenant's database can be closed and its directory deleted (idle_tsdbs.ts decides when):
+// while that runs pushes are refused and queries see no database; a later push creates a
+// fresh one.
 import type { TsdbConfig } from '../config/index.js';
 import type { Labels } from '../model/index.js';
 import type { Clock, FileSystem, Logger, Random, Timer } from '../runtime/index.js';
@@ -14,6 +17,13 @@ import { DEFAULT_RATE_WINDOW_MS, IngestionRate } from './ingestion_rate.js';
 import { SeriesLimiter, type RingShape, type SeriesLimits } from './series_limiter.js';
 import type { BlockDiscoveryConfig } from './block_discovery.js';
 import type { BlockShipState } from './shipping.js';
+import {
+  REMOVED_TENANT_DIR_PREFIX,
+  closingError,
+  removeTenantDatabase,
+  track,
+  type TenantRemoval,
+} from './tenant_removal.js';
 
 export interface TenantDBsConfig {
   /** `tsdb.dir`: tenants' databases live in its subdirectories. */
@@ -43,6 +53,11 @@ export interface TenantDBsConfig {
   walCompression: boolean;
   /** Window of the ingestion rate in the user stats, ms (default 1m). */
   rateWindow?: number;
+  /**
+   * `tsdb.close_idle_tsdb_timeout`, ms: a tenant without pushes this long whose data is all
+   * shipped has its database closed and deleted; 0 never (default). Read by the Ingester.
+   */
+  closeIdleTimeout?: number;
 }
 
 /** The settings of `tsdb` this module uses, from the loaded config. */
@@ -64,6 +79,7 @@ export function tenantDBsConfigFrom(tsdb: TsdbConfig): TenantDBsConfig {
     openingConcurrency: tsdb.max_tsdb_opening_concurrency_on_startup,
     stripeSize: tsdb.stripe_size,
     walCompression: tsdb.wal_compression_enabled,
+    closeIdleTimeout: tsdb.close_idle_tsdb_timeout,
   };
 }
 
@@ -173,6 +189,12 @@ interface TenantState {
   creation: Promise<unknown>;
   /** The out-of-order window the database runs with. */
   oooWindow: number;
+  /** When the tenant last pushed (ms); opening counts as a push (Cortex's lastUpdate). */
+  lastUpdate: number;
+  /** Being closed and deleted: pushes are refused, queries and stats see no database. */
+  closing: boolean;
+  /** Pushes and head compactions under way, which closing waits for. */
+  readonly busy: Set<Promise<unknown>>;
 }
 
 /** Limits in force for one push that may create series. */
@@ -195,6 +217,8 @@ export class TenantDBs {
   private timer: Timer | undefined;
   /** Flushes started without `wait`, which close still waits for. */
   private readonly background = new Set<Promise<void>>();
+  /** Databases being closed and deleted, which close waits for. */
+  private readonly removals = new Set<Promise<unknown>>();
   private closed = false;
 
   constructor(
@@ -228,19 +252,31 @@ export class TenantDBs {
     signal?.addEventListener('abort', () => this.stopLoop(), { once: true });
   }
 
-  /** Tenants with a database, sorted. */
+  /** Tenants with a database (not being closed), sorted. */
   tenantIds(): string[] {
-    return [...this.tenants.keys()].sort();
+    return [...this.tenants.entries()]
+      .filter(([, s]) => !s.closing)
+      .map(([t]) => t)
+      .sort();
   }
 
-  /** The tenant's database if it exists (never creates one). */
+  /** The tenant's database if it exists and is not being closed (never creates one). */
   get(tenant: string): TSDB | undefined {
-    return this.tenants.get(tenant)?.db;
+    const state = this.tenants.get(tenant);
+    return state === undefined || state.closing ? undefined : state.db;
+  }
+
+  /** When the tenant last pushed (ms), or undefined without an open database. */
+  lastUpdate(tenant: string): number | undefined {
+    const state = this.tenants.get(tenant);
+    return state === undefined || state.closing ? undefined : state.lastUpdate;
   }
 
   /** The tenant's database, created (or opened) on first use; concurrent callers share it. */
   async getOrCreate(tenant: string): Promise<TSDB> {
-    return (await this.state(tenant)).db;
+    const state = await this.state(tenant);
+    if (state.closing) throw closingError(tenant);
+    return state.db;
   }
 
   /**
@@ -255,6 +291,18 @@ export class TenantDBs {
     source: PushSource = 'api',
   ): Promise<PushResult> {
     const state = await this.state(tenant);
+    // Checked after the await and registered before the next one, so closing sees every push.
+    if (state.closing) throw closingError(tenant);
+    state.lastUpdate = this.deps.clock.now();
+    return track(state.busy, this.pushTo(tenant, state, series, source));
+  }
+
+  private pushTo(
+    tenant: string,
+    state: TenantState,
+    series: readonly PushSeries[],
+    source: PushSource,
+  ): Promise<PushResult> {
     const head = state.db.head;
     const userLimit = this.limiter.localSeriesPerUser(tenant);
     const metricLimit = this.limiter.localSeriesPerMetric(tenant);
@@ -402,7 +450,7 @@ export class TenantDBs {
   applyOverrides(): void {
     for (const [tenant, state] of this.tenants) {
       const window = this.deps.limits.outOfOrderTimeWindow(tenant);
-      if (window === state.oooWindow) continue;
+      if (window === state.oooWindow || state.closing) continue;
       state.db.setOutOfOrderTimeWindow(window);
       state.oooWindow = window;
       this.logger.info('out-of-order time window changed', { tenant, window });
@@ -418,8 +466,9 @@ export class TenantDBs {
   async compactHeads(tenants?: readonly string[], force = false): Promise<void> {
     const states = this.selected(tenants);
     await forEachBounded(states, this.config.headCompactionConcurrency, async ([tenant, state]) => {
+      if (state.closing) return;
       try {
-        await state.db.compactHead({ force });
+        await track(state.busy, state.db.compactHead({ force }));
       } catch (err) {
         this.logger.error('head compaction failed', { tenant, err: String(err) });
       }
@@ -443,7 +492,7 @@ export class TenantDBs {
   /** A tenant's stats; undefined for a tenant without a database. */
   userStats(tenant: string): TenantStats | undefined {
     const state = this.tenants.get(tenant);
-    if (state === undefined) return undefined;
+    if (state === undefined || state.closing) return undefined;
     const now = this.deps.clock.now();
     const api = state.apiRate.perSecond(now);
     const rule = state.ruleRate.perSecond(now);
@@ -468,7 +517,7 @@ export class TenantDBs {
     if (this.closed) return;
     this.closed = true;
     this.stopLoop();
-    await Promise.allSettled([...this.opening.values(), ...this.background]);
+    await Promise.allSettled([...this.opening.values(), ...this.background, ...this.removals]);
     const states = [...this.tenants.values()];
     this.tenants.clear();
     await forEachBounded(states, this.config.openingConcurrency, (s) => s.db.close());
@@ -480,19 +529,54 @@ export class TenantDBs {
   }
 
   private selected(tenants: readonly string[] | undefined): [string, TenantState][] {
-    if (tenants === undefined) return [...this.tenants.entries()];
+    const all = tenants === undefined ? [...this.tenants.keys()] : new Set(tenants);
     const out: [string, TenantState][] = [];
-    for (const t of new Set(tenants)) {
+    for (const t of all) {
       const s = this.tenants.get(t);
-      if (s !== undefined) out.push([t, s]);
+      if (s !== undefined && !s.closing) out.push([t, s]);
     }
     return out;
+  }
+
+  /**
+   * Cortex's closeAndDeleteUserTSDBIfIdle, the mechanics: refuses the tenant's pushes, waits
+   * for pushes and head compactions under way, asks `stillWanted` again (things may have
+   * changed meanwhile), closes the database and deletes its directory, then forgets the
+   * tenant, so that its next push creates a fresh database. The directory is first renamed
+   * to a `~deleting-` name, so a crash mid-delete leaves nothing that opens as a tenant.
+   */
+  async closeAndRemove(tenant: string, stillWanted: () => boolean): Promise<TenantRemoval> {
+    const state = this.tenants.get(tenant);
+    if (state === undefined || state.closing || this.closed) return 'not_active';
+    state.closing = true;
+    const run = removeTenantDatabase(tenant, state, stillWanted, {
+      fs: this.deps.fs,
+      root: this.root,
+      logger: this.logger,
+      forget: () => {
+        // Shipping first: a push right after must find neither the old state nor its shipper.
+        this.deps.shipping?.forgetTenant?.(tenant);
+        this.tenants.delete(tenant);
+      },
+    });
+    this.removals.add(run);
+    try {
+      return await run;
+    } finally {
+      this.removals.delete(run);
+    }
   }
 
   private async openExisting(): Promise<void> {
     if (!(await this.deps.fs.exists(this.root))) return;
     const names: string[] = [];
     for (const name of await this.deps.fs.readdir(this.root)) {
+      if (name.startsWith(REMOVED_TENANT_DIR_PREFIX)) {
+        // A deletion a crash interrupted: finish it.
+        this.logger.info('deleting the rest of a closed TSDB', { dir: name });
+        await this.deps.fs.remove(`${this.root}/${name}`, { recursive: true });
+        continue;
+      }
       if (tenantDirProblem(name) !== undefined) continue;
       if ((await this.deps.fs.stat(`${this.root}/${name}`))?.isDirectory === true) names.push(name);
     }
@@ -551,6 +635,9 @@ export class TenantDBs {
       ruleRate: new IngestionRate(window),
       creation: Promise.resolve(),
       oooWindow,
+      lastUpdate: this.deps.clock.now(),
+      closing: false,
+      busy: new Set(),
     };
     this.tenants.set(tenant, state);
     return state;

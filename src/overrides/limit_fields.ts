@@ -37,6 +37,7 @@ const LIMIT_KINDS: Readonly<Record<LimitName, LimitKind>> = {
   ruler_max_rules_per_rule_group: 'count',
   ruler_max_rule_groups_per_tenant: 'count',
   out_of_order_time_window: 'duration',
+  compactor_blocks_retention_period: 'duration',
 };
 
 // The allowed values of each `choice` limit.

@@ -160,6 +160,11 @@ export class Overrides {
     return this.limit(tenant, 'out_of_order_time_window');
   }
 
+  /** Milliseconds after a block's end before the compactor marks it for deletion; 0 = never. */
+  compactorBlocksRetentionPeriod(tenant: string): number {
+    return this.limit(tenant, 'compactor_blocks_retention_period');
+  }
+
   /** Tenants that have an entry in the runtime config, sorted. */
   tenantsWithOverrides(): string[] {
     if (this.source === undefined) return [];

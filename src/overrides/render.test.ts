@@ -37,6 +37,7 @@ describe('renderRuntimeConfig', () => {
         out_of_order_time_window: formatDuration(l.out_of_order_time_window),
         reject_old_samples_max_age: formatDuration(l.reject_old_samples_max_age),
         creation_grace_period: formatDuration(l.creation_grace_period),
+        compactor_blocks_retention_period: formatDuration(l.compactor_blocks_retention_period),
       };
     };
     expect(parseYaml(out)).toEqual({

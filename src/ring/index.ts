@@ -28,6 +28,15 @@ export {
 } from './model.js';
 export { JSON_RING_CODEC, RingCodecError, mergeRingDescs, type RingCodec } from './codec.js';
 export {
+  RING_CODEC_ID,
+  RING_MERGE_CODEC,
+  compareInstances,
+  mergeRing,
+  removeRingTombstones,
+  resolveTokenConflicts,
+  ringView,
+} from './ring_merge.js';
+export {
   TokensFileError,
   encodeTokensFile,
   generateTokens,

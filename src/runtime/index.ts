@@ -20,3 +20,4 @@ export * from './random.js';
 export * from './transport.js';
 export * from './memory/index.js';
 export * from './multi/index.js';
+export * from './memberlist/index.js';

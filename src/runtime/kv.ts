@@ -38,12 +38,30 @@ export interface KV {
   close(): Promise<void>;
 }
 
+/**
+ * A process's gossiped (memberlist) store as the KV providers see it; runtime/memberlist's
+ * `MemberlistKV` implements it.
+ */
+export interface MemberlistKVSource {
+  /** A client under `prefix` whose values use the registered merge codec `codec`. */
+  openClient(prefix: string, codec?: string): KV;
+}
+
 /** Which store to open; mirrors Cortex's `kvstore` block (`-ring.store` etc.). */
 export type KVSpec =
   | { store: 'inmemory' }
   | { store: 'consul'; host: string }
   | { store: 'etcd'; endpoints: string[]; dialTimeoutMs: number }
-  | { store: 'memberlist' }
+  | {
+      store: 'memberlist';
+      /**
+       * The process's memberlist KV (Cortex's `kvstore.MemberlistKV` getter): one per
+       * process, shared by every ring using the store. A function so specs stay plain data.
+       */
+      memberlistKV?: () => MemberlistKVSource;
+      /** ID of the merge codec of the values (e.g. `ringDesc`); absent: last-writer-wins bytes. */
+      codec?: string;
+    }
   | {
       store: 'multi';
       primary: KVSpec;

@@ -5,6 +5,7 @@ import type { BucketProvider, CacheProvider, KVProvider } from '../env.js';
 import type { KV, KVSpec } from '../kv.js';
 import type { Logger } from '../logger.js';
 import { MemoryBucket, MemoryCache, MemoryKV, MemoryKVStore } from '../memory/index.js';
+import { openMemberlistClient } from '../memberlist/index.js';
 import { newMetricsRegistry, type MetricsRegistry } from '../metrics.js';
 import { MultiKV, type MultiKVRuntimeSettings } from '../multi/index.js';
 import { AzureBucket } from './azure_bucket.js';
@@ -104,11 +105,12 @@ export class RealKVProvider implements KVProvider {
         this.multiClients.add(multi);
         return multi;
       }
-      case 'consul':
       case 'memberlist':
+        return openMemberlistClient(spec, prefix);
+      case 'consul':
         throw new Error(
           `kv store ${JSON.stringify(spec.store)} is not supported yet: it arrives with the ` +
-            `compactor issue; use "inmemory", "etcd" or "multi"`,
+            `compactor issue; use "inmemory", "etcd", "memberlist" or "multi"`,
         );
     }
   }

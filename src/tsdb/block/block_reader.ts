@@ -114,6 +114,12 @@ export class BlockReader {
     }
   }
 
+  /** The index's symbol table in its (sorted) order, decoded one symbol at a time. */
+  symbols(): Generator<string> {
+    this.checkOpen();
+    return this.index.iterateSymbols();
+  }
+
   /** Label names of the series matching `matchers` (all names without matchers), sorted. */
   async labelNames(matchers: readonly Matcher[] = []): Promise<string[]> {
     this.checkOpen();

@@ -12,17 +12,11 @@
 
 import { Labels } from '../../model/index.js';
 import type { Clock, FileSystem, RandomStream } from '../../runtime/index.js';
-import {
-  DEFAULT_SAMPLES_PER_CHUNK,
-  decideFloatAppend,
-  Encoding,
-  XorChunk,
-  type ChunkAppender,
-  type ChunkCutRules,
-} from '../chunkenc/index.js';
+import type { ChunkCutRules } from '../chunkenc/index.js';
 import { uvarintSize } from '../encoding/index.js';
 import { IndexWriter, type ChunkMeta } from '../index/index.js';
 import { CHUNK_CRC_SIZE, CHUNK_ENCODING_SIZE } from './chunk_format.js';
+import { DEFAULT_BLOCK_CHUNK_RANGE, SeriesChunkCutter } from './chunk_cutter.js';
 import { ChunkWriter, type ChunkToWrite } from './chunk_writer.js';
 import {
   BlockSource,
@@ -35,8 +29,7 @@ import {
 import { Tombstones, writeTombstones } from './tombstones.js';
 import { isCanonicalUlid, UlidGenerator } from './ulid.js';
 
-/** Prometheus's default (smallest) block range, 2h: the head's chunk range. */
-export const DEFAULT_BLOCK_CHUNK_RANGE = 2 * 60 * 60 * 1000;
+export { DEFAULT_BLOCK_CHUNK_RANGE };
 /** The chunk range promtool's create-blocks-from uses for its 2h blocks (twice the block). */
 export const PROMTOOL_CHUNK_RANGE = 4 * 60 * 60 * 1000;
 /** Suffix of the directory a block is built in before it is renamed into place. */
@@ -101,7 +94,7 @@ interface BuiltSeries {
 }
 
 /** Bytes a chunk takes in its segment file: length, encoding byte, data and CRC. */
-function storedChunkSize(c: ChunkToWrite): number {
+export function storedChunkSize(c: ChunkToWrite): number {
   return uvarintSize(c.data.length) + CHUNK_ENCODING_SIZE + c.data.length + CHUNK_CRC_SIZE;
 }
 
@@ -230,7 +223,7 @@ function blockRange(
   return { minTime, maxTime };
 }
 
-function checkLineage(c: NonNullable<FinalBlockMeta['compaction']>): void {
+export function checkLineage(c: NonNullable<FinalBlockMeta['compaction']>): void {
   if (!Number.isSafeInteger(c.level) || c.level < 1) {
     throw new BlockWriteError(`compaction level ${c.level} must be a positive integer`);
   }
@@ -250,7 +243,7 @@ function checkLineage(c: NonNullable<FinalBlockMeta['compaction']>): void {
 }
 
 /** A copy, so the caller's arrays are not shared with the returned meta. */
-function copyLineage(c: NonNullable<FinalBlockMeta['compaction']>): BlockMetaCompaction {
+export function copyLineage(c: NonNullable<FinalBlockMeta['compaction']>): BlockMetaCompaction {
   const out: BlockMetaCompaction = { level: c.level, sources: [...c.sources] };
   if (c.parents !== undefined) out.parents = c.parents.map((p) => ({ ...p }));
   return out;
@@ -280,71 +273,12 @@ function checkSeries(s: BlockSeriesInput): void {
   }
 }
 
-/** A mutable OpenChunkState, reused across samples instead of one object per sample. */
-interface OpenChunk {
-  encoding: Encoding;
-  minTime: number;
-  maxTime: number;
-  numSamples: number;
-  numBytes: number;
-}
-
 /** Cuts a series into XOR chunks with the head's rules. */
 function buildChunks(s: BlockSeriesInput, opts: WriteBlockOptions): BuiltSeries {
-  const cutOptions = {
-    chunkRange: opts.chunkRange ?? DEFAULT_BLOCK_CHUNK_RANGE,
-    samplesPerChunk: opts.samplesPerChunk ?? DEFAULT_SAMPLES_PER_CHUNK,
-    rules: opts.rules ?? 'current',
-  };
-  const chunks: ChunkToWrite[] = [];
-  const metas: ChunkMeta[] = [];
-  const open: OpenChunk = {
-    encoding: Encoding.XOR,
-    minTime: 0,
-    maxTime: 0,
-    numSamples: 0,
-    numBytes: 0,
-  };
-  const sizeMatters = cutOptions.rules !== 'v2.42';
-  let hasOpen = false;
-  let chunk: XorChunk | null = null;
-  let appender: ChunkAppender | null = null;
-  let nextAt = Number.MIN_SAFE_INTEGER;
-
-  const finish = (): void => {
-    if (chunk === null) return;
-    chunk.compact();
-    chunks.push({ encoding: Encoding.XOR, data: chunk.bytes() });
-    metas.push({ minTime: open.minTime, maxTime: open.maxTime, ref: 0 });
-  };
-
+  const cutter = new SeriesChunkCutter(opts);
   for (let i = 0; i < s.timestamps.length; i++) {
-    const t = s.timestamps[i] as number;
-    const d = decideFloatAppend(
-      {
-        openChunk: hasOpen ? open : null,
-        lastCompletedMaxTime: null,
-        nextAt,
-      },
-      t,
-      Encoding.XOR,
-      cutOptions,
-    );
-    nextAt = d.nextAt;
-    if (d.cutNewChunk || appender === null) {
-      finish();
-      chunk = new XorChunk();
-      appender = chunk.appender();
-      open.minTime = t;
-      open.numSamples = 0;
-      hasOpen = true;
-    }
-    appender.append(t, s.values[i] as number);
-    open.maxTime = t;
-    open.numSamples++;
-    // Only the 'current' rules look at the size (the 1024-byte cap); skip the view otherwise.
-    if (sizeMatters) open.numBytes = (chunk as XorChunk).bytes().length;
+    cutter.append(s.timestamps[i] as number, s.values[i] as number);
   }
-  finish();
+  const { chunks, metas } = cutter.finish();
   return { labels: s.labels, chunks, metas };
 }

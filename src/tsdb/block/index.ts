@@ -99,6 +99,16 @@ export {
   type WriteBlockDeps,
   type WriteBlockOptions,
 } from './block_writer.js';
+export {
+  SeriesChunkCutter,
+  type ChunkCutterOptions,
+  type CutSeries,
+} from './chunk_cutter.js';
+export {
+  StreamingBlockWriter,
+  type StreamingBlockWriterDeps,
+  type StreamingWriteOptions,
+} from './streaming_writer.js';
 export { BlockReader, type BlockParts, type BlockReaderDeps } from './block_reader.js';
 export { ChunkSeriesIterator, type BlockSeries, type SeriesSampleIterator } from './series_set.js';
 export { MergedSampleIterator } from './merge_iterator.js';

@@ -1,8 +1,9 @@
 /**
  * Block compaction: merging several blocks into one (horizontally, and vertically when they
  * overlap, collapsing the identical samples replicated writes produce; tombstoned samples are
- * dropped) and Prometheus's leveled planner over `block_ranges`, which picks the blocks to
- * merge next exactly as Prometheus does. It reaches disk only through the runtime FileSystem
+ * dropped), in memory or streaming one series at a time (compactBlocksStreaming, what the
+ * compactor runs), and Prometheus's leveled planner over `block_ranges`, which picks the
+ * blocks to merge next exactly as Prometheus does. It reaches disk only through the runtime FileSystem
  * and never deletes source blocks: that is the caller's decision once the new block is in place.
  */
 export { CompactionError } from './errors.js';
@@ -15,6 +16,13 @@ export {
   type CompactResult,
 } from './compact_blocks.js';
 export { mergeSamples, mergeSeriesSets } from './merge_series.js';
+export {
+  compactBlocksStreaming,
+  type MergedSeriesObserver,
+  type StreamingCompactResult,
+} from './compact_streaming.js';
+export { mergeSeriesStream, mergeSymbolTables, type MergedSeries } from './merge_stream.js';
+
 export {
   exponentialBlockRanges,
   planBlockOf,

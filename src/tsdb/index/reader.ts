@@ -205,6 +205,17 @@ export class IndexReader {
     return out;
   }
 
+  /** Every symbol in table order, decoded as it is reached (compaction merges tables lazily). */
+  *iterateSymbols(): Generator<string> {
+    const d = new DecBuf(this.symbolBytes, this.symbolBase);
+    d.skip(4);
+    for (let i = 0; i < this.symbolCount; i++) {
+      const s = d.getUvarintStr();
+      d.throwIfError();
+      yield s;
+    }
+  }
+
   /** Label names present in the index, sorted (the all-postings key excluded). */
   labelNames(): string[] {
     const names: string[] = [];
