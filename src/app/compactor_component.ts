@@ -1,7 +1,8 @@
 /**
- * The compactor as a module: for now its blocks cleaner (bucket index, deletion of blocks past
- * their deletion delay, partial blocks, deleted tenants), owning every tenant or, with
- * sharding, the tenants the compactor ring gives it; its ring page at `/compactor/ring`.
+ * The compactor as a module: its blocks cleaner (bucket index, deletion of blocks past their
+ * deletion delay, partial blocks, deleted tenants) and its compaction loop, owning every
+ * tenant or, with sharding, the tenants the compactor ring gives it; its ring page at
+ * `/compactor/ring`.
  */
 import { COMPACTOR_RING_KEY, COMPACTOR_RING_NUM_TOKENS, Compactor } from '../compactor/index.js';
 import type { Service } from '../services/index.js';
@@ -22,6 +23,16 @@ export function compactorService(ctx: StrataContext): Service {
       cleanupConcurrency: c.cleanup_concurrency,
       deletionDelayMs: c.deletion_delay,
       tenantCleanupDelayMs: c.tenant_cleanup_delay,
+      compaction: {
+        blockRangesMs: c.block_ranges,
+        blockSyncConcurrency: c.block_sync_concurrency,
+        metaSyncConcurrency: c.meta_sync_concurrency,
+        consistencyDelayMs: c.consistency_delay,
+        compactionIntervalMs: c.compaction_interval,
+        compactionRetries: c.compaction_retries,
+        compactionConcurrency: c.compaction_concurrency,
+        skipBlocksWithOutOfOrderChunksEnabled: c.skip_blocks_with_out_of_order_chunks_enabled,
+      },
       shardingEnabled: c.sharding_enabled,
       ring: {
         instanceId: c.sharding_ring.instance_id === '' ? env.nodeName : c.sharding_ring.instance_id,

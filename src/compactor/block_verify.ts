@@ -93,6 +93,7 @@ async function walk(
       throw err;
     },
   );
+  let chunkError: CorruptBlockError | undefined;
   try {
     const index = await IndexReader.open(source);
     const chunks = new ChunkReader(segments);
@@ -126,8 +127,14 @@ async function walk(
         health.outOfOrderSeries++;
         health.outOfOrderChunks += ooo;
       }
-      if (opts.checkChunks) {
-        for (const c of series.chunks) await checkChunk(chunks, c, meta.ulid);
+      if (opts.checkChunks && chunkError === undefined) {
+        try {
+          for (const c of series.chunks) await checkChunk(chunks, c, meta.ulid);
+        } catch (err) {
+          if (!(err instanceof CorruptBlockError)) throw err;
+          // Reported after the index checks, as Thanos reports index health first.
+          chunkError = err;
+        }
       }
     }
   } finally {
@@ -144,6 +151,7 @@ async function walk(
   if (health.outsideChunks > 0) {
     throw corrupt(`found ${health.outsideChunks} chunks outside the block time range`);
   }
+  if (chunkError !== undefined) throw chunkError;
   return health;
 }
 

@@ -12,15 +12,7 @@ import {
   writeTenantDeletionMark,
 } from '../bucket/index.js';
 import { uploadTestBlock } from '../bucket/testing.js';
-import {
-  HOUR,
-  T0,
-  blockIds,
-  id,
-  metric,
-  signal,
-  world,
-} from './cleaner_harness.testing.js';
+import { HOUR, T0, blockIds, id, metric, signal, world } from './cleaner_harness.testing.js';
 
 describe('BlocksCleaner, active tenants', () => {
   it('builds the index of a new tenant, writes the sync status and the gauges', async () => {

@@ -96,7 +96,7 @@ export interface CleanupRunResult {
 
 export class BlocksCleaner {
   readonly metrics: CleanerMetrics;
-  /** Strata: global deletion marks whose block was gone, removed (Cortex leaves them). */
+  /** Strata: global deletion marks found without their block and removed (bad input). */
   private readonly orphanMarks: Counter;
   private readonly logger: Logger;
   /** Tenants owned at the last scan, whose per-tenant series this instance exports. */

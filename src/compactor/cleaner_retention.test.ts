@@ -15,11 +15,17 @@ import { HOUR, T0, blockIds, id, metric, signal, world } from './cleaner_harness
 const DAY = 24 * HOUR;
 
 /** Overrides as the compactor wires them: defaults from the config, tenants from the YAML. */
-function overridesFrom(yaml: string, defaultRetentionMs = 0): {
+function overridesFrom(
+  yaml: string,
+  defaultRetentionMs = 0,
+): {
   overrides: Overrides;
   reload: (yaml: string) => void;
 } {
-  const limits = { ...defaultConfig().limits, compactor_blocks_retention_period: defaultRetentionMs };
+  const limits = {
+    ...defaultConfig().limits,
+    compactor_blocks_retention_period: defaultRetentionMs,
+  };
   let current: RuntimeConfig = parseRuntimeConfig(yaml);
   return {
     overrides: new Overrides(limits, { current: () => current }),

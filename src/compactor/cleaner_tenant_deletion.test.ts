@@ -112,9 +112,7 @@ describe('BlocksCleaner, tenant deletion', () => {
     // An ingester that had not seen the mark yet ships one more block.
     await uploadTestBlock(w.inner, 't', id(2));
     expect(await w.cleaner.deleteTenant('t')).toBe('blocks-deleted');
-    expect((await readTenantDeletionMark(w.inner, 't'))?.finished_time).toBe(
-      T0 / 1000 + 5 * 3600,
-    );
+    expect((await readTenantDeletionMark(w.inner, 't'))?.finished_time).toBe(T0 / 1000 + 5 * 3600);
     await w.clock.advance(2 * HOUR);
     expect(await w.cleaner.deleteTenant('t')).toBe('waiting');
     await w.clock.advance(4 * HOUR);
@@ -167,7 +165,8 @@ describe('BlocksCleaner, tenant deletion', () => {
     await w.inner.upload('t/markers/cleaner-visit-marker.json', text('{}'));
     await writeTenantDeletionMark(w.inner, 't', { deletion_time: 1 });
     await w.cleaner.runCleanup(signal(), true);
-    w.bucket.failWhen = (c) => c.op === 'delete' && c.name === 't/markers/cleaner-visit-marker.json';
+    w.bucket.failWhen = (c) =>
+      c.op === 'delete' && c.name === 't/markers/cleaner-visit-marker.json';
     const failed = await w.cleaner.runCleanup(signal(), false);
     expect(failed?.deleted.failed.map((f) => f.item)).toEqual(['t']);
     expect(await w.inner.exists(tenantDeletionMarkPath('t'))).toBe(true);

@@ -152,7 +152,7 @@ export class GroupCompactor {
     }
     const out = merged.meta;
     metrics.groupCompactions.inc({ resolution: String(group.resolution) });
-    if (merged.overlappingSeries > 0 || hasOverlaps(plan)) {
+    if (hasOverlaps(plan)) {
       metrics.groupVerticalCompactions.inc({ resolution: String(group.resolution) });
     }
     logger.info('compacted blocks', { new: out.ulid, blocks: ids, samples: out.stats.numSamples });

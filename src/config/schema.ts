@@ -21,6 +21,7 @@ import { compactorBlock, ingesterBlock, storeGatewayBlock } from './schema_ring.
 import { tsdbBlock } from './schema_storage.js';
 import { BLOCKS_STORAGE_RULES, STORE_GATEWAY_RULES, withCortexAliases } from './cortex_aliases.js';
 import { distributorBlock, querierBlock } from './schema_components.js';
+import { memberlistBlock } from './schema_memberlist.js';
 import type { Config } from './types.js';
 
 export const configSchema = block('Top-level settings.', {
@@ -40,6 +41,7 @@ export const configSchema = block('Top-level settings.', {
   ruler: rulerBlock,
   alertmanager: alertmanagerBlock,
   runtime_config: runtimeConfigBlock,
+  memberlist: memberlistBlock,
 });
 
 type Equals<A, B> =

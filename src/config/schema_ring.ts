@@ -273,6 +273,10 @@ export const compactorBlock = block(
       flag: 'compactor.compaction-concurrency',
       help: 'Max number of concurrent compactions running.',
     }),
+    skip_blocks_with_out_of_order_chunks_enabled: setting('bool', false, {
+      flag: 'compactor.skip-blocks-with-out-of-order-chunks-enabled',
+      help: 'When enabled, mark blocks containing index with out-of-order chunks for no compact instead of halting the compaction.',
+    }),
     deletion_delay: setting('duration', 12 * HOUR, {
       flag: 'compactor.deletion-delay',
       help: "Time before a block marked for deletion is deleted from bucket. If not 0, blocks will be marked for deletion and compactor component will delete blocks marked for deletion from the bucket. If delete-delay is 0, blocks will be deleted straight away. Note that deleting blocks immediately can cause query failures, if store gateway still has the block loaded, or compactor is ignoring the deletion because it's compacting the block at the same time.",

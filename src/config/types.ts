@@ -23,6 +23,7 @@ export interface Config {
   ruler: RulerConfig;
   alertmanager: AlertmanagerConfig;
   runtime_config: RuntimeConfigFileConfig;
+  memberlist: MemberlistConfig;
 }
 
 export interface ApiConfig {
@@ -274,6 +275,8 @@ export interface CompactorConfig {
   compaction_interval: number;
   compaction_retries: number;
   compaction_concurrency: number;
+  /** Mark source blocks with out-of-order chunks no-compact instead of halting the tenant. */
+  skip_blocks_with_out_of_order_chunks_enabled: boolean;
   deletion_delay: number;
   /** ms between a deleted tenant's last block going and the removal of its markers. */
   tenant_cleanup_delay: number;
@@ -325,4 +328,34 @@ export interface AlertmanagerConfig {
 export interface RuntimeConfigFileConfig {
   file: string;
   period: number;
+}
+
+/** The memberlist (gossip) KV store of this process (`-memberlist.*`); durations in ms. */
+export interface MemberlistConfig {
+  node_name: string;
+  randomize_node_name: boolean;
+  stream_timeout: number;
+  retransmit_factor: number;
+  pull_push_interval: number;
+  gossip_interval: number;
+  gossip_nodes: number;
+  gossip_to_dead_nodes_time: number;
+  dead_node_reclaim_time: number;
+  /** Internal RPC addresses (host:port) of members to join. */
+  join_members: string[];
+  min_join_backoff: number;
+  max_join_backoff: number;
+  max_join_retries: number;
+  abort_if_cluster_join_fails: boolean;
+  rejoin_interval: number;
+  left_ingesters_timeout: number;
+  tombstone_timeout: number;
+  leave_timeout: number;
+  message_history_buffer_bytes: number;
+  /** Accepted for Cortex compatibility; gossip uses the internal RPC listener. */
+  bind_addr: string[];
+  /** Accepted for Cortex compatibility; gossip uses the internal RPC port. */
+  bind_port: number;
+  packet_dial_timeout: number;
+  packet_write_timeout: number;
 }

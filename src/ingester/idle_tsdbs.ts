@@ -101,7 +101,8 @@ export class IdleTsdbCloser {
     private readonly deps: IdleTsdbCloserDeps,
   ) {
     const interval = config.intervalMs ?? DEFAULT_CLOSE_IDLE_TSDB_INTERVAL_MS;
-    if (!(interval > 0)) throw new RangeError(`close idle TSDB interval must be > 0, got ${interval}ms`);
+    if (!(interval > 0))
+      throw new RangeError(`close idle TSDB interval must be > 0, got ${interval}ms`);
     this.checks = registeredCounter(
       deps.metrics,
       'cortex_ingester_idle_tsdb_checks_total',
@@ -128,7 +129,7 @@ export class IdleTsdbCloser {
       );
       await this.running;
     });
-    signal?.addEventListener('abort', () => this.stop(), { once: true });
+    signal?.addEventListener('abort', () => void this.stop(), { once: true });
   }
 
   /** Stops the loop and waits for a pass under way. */

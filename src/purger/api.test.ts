@@ -58,7 +58,10 @@ async function setup(authEnabled = true): Promise<Setup> {
 
 const as = (tenant: string): Record<string, string> => ({ 'X-Scope-OrgID': tenant });
 
-async function status(s: Setup, tenant: string): Promise<{ code: number; type: string | null; body: string }> {
+async function status(
+  s: Setup,
+  tenant: string,
+): Promise<{ code: number; type: string | null; body: string }> {
   const res = await fetch(`${s.url}/purger/delete_tenant_status`, { headers: as(tenant) });
   return { code: res.status, type: res.headers.get('content-type'), body: await res.text() };
 }
@@ -97,7 +100,9 @@ describe('POST /purger/delete_tenant', () => {
     s.bucket.failWhen = (c) => c.op === 'upload';
     const res = await fetch(`${s.url}/purger/delete_tenant`, { method: 'POST', headers: as('t') });
     expect(res.status).toBe(500);
-    expect(await res.text()).toContain('upload tenant deletion mark: __markers__/t/tenant-deletion-mark.json');
+    expect(await res.text()).toContain(
+      'upload tenant deletion mark: __markers__/t/tenant-deletion-mark.json',
+    );
     expect(s.logger.find('failed to write tenant deletion mark', 'error')).toHaveLength(1);
   });
 });

@@ -7,17 +7,9 @@
  * (its cleaner deletes the blocks, then the markers and the mark); ingesters stop shipping
  * and drop the tenant's TSDB once they see the mark.
  */
-import {
-  tenantDeletionMarkPath,
-  writeTenantDeletionMark,
-} from '../bucket/index.js';
+import { tenantDeletionMarkPath, writeTenantDeletionMark } from '../bucket/index.js';
 import type { Bucket, Clock, Logger } from '../runtime/index.js';
-import {
-  InternalError,
-  tenantOf,
-  writeBody,
-  type HttpServer,
-} from '../server/index.js';
+import { InternalError, tenantOf, writeBody, type HttpServer } from '../server/index.js';
 import { isCanonicalUlid } from '../tsdb/index.js';
 
 /** The API has no settings of its own (the bucket comes from the `tsdb` block). */
@@ -59,10 +51,8 @@ export class TenantDeletionApi {
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       this.logger.error('failed to write tenant deletion mark', { user: tenant, err: message });
-      throw new InternalError(
-        `upload tenant deletion mark: ${tenantDeletionMarkPath(tenant)}: ${message}`,
-        { cause: err },
-      );
+      // Cortex's text: the bucket error wrapped (it names the object).
+      throw new InternalError(`upload tenant deletion mark: ${message}`, { cause: err });
     }
     this.logger.info('tenant deletion mark in blocks storage created', { user: tenant });
   }
@@ -80,7 +70,9 @@ export class TenantDeletionApi {
     } catch (err) {
       throw new InternalError(err instanceof Error ? err.message : String(err), { cause: err });
     }
-    const hasBlock = entries.some((e) => isCanonicalUlid(e.slice(prefix.length).replace(/\/$/, '')));
+    const hasBlock = entries.some((e) =>
+      isCanonicalUlid(e.slice(prefix.length).replace(/\/$/, '')),
+    );
     return { tenant_id: tenant, blocks_deleted: !hasBlock };
   }
 }

@@ -2,7 +2,9 @@
 // range selection, deletion marks, missing / stale / corrupted indexes, the background
 // refresh, idle unloading, the loader metrics, and readiness after the startup pass.
 import { afterEach, describe, expect, it } from 'vitest';
-import type { BucketIndex } from '../bucket/index.js';
+import { writeTenantDeletionMark, type BucketIndex } from '../bucket/index.js';
+import { uploadTestBlock } from '../bucket/testing.js';
+import { BlocksCleaner } from '../compactor/index.js';
 import {
   MemoryBucket,
   newMetricsRegistry,
@@ -231,5 +233,31 @@ describe('BucketIndexBlocksFinder', () => {
     expect(finder.isReady()).toBeDefined();
     await clock.advance(MIN);
     expect(finder.isReady()).toBeUndefined();
+  });
+});
+
+describe('BucketIndexBlocksFinder, tenants marked for deletion (Cortex)', () => {
+  it('serves a deleting tenant until the cleaner deleted its index, then finds no blocks', async () => {
+    const { finder, bucket, clock } = await setup();
+    const cleaner = new BlocksCleaner(
+      { deletionDelayMs: 12 * HOUR, cleanupConcurrency: 2 },
+      { bucket, clock, logger: new CapturingLogger(), metrics: newMetricsRegistry() },
+    );
+    await uploadTestBlock(bucket, 't', B1, { minTime: BASE, maxTime: BASE + H2 });
+    await uploadTestBlock(bucket, 'keep', B2, { minTime: BASE, maxTime: BASE + H2 });
+    await cleaner.runCleanup(new AbortController().signal, true);
+    expect(ids(await finder.getBlocks('t', 0, NOW))).toEqual([B1]);
+
+    // Marked: the finder does not look at tenant deletion marks; the index still lists B1.
+    await writeTenantDeletionMark(bucket, 't', { deletion_time: sec(NOW) });
+    await clock.advance(16 * MIN);
+    expect(ids(await finder.getBlocks('t', 0, NOW))).toEqual([B1]);
+
+    // The cleaner deletes the index first, then the blocks: at the next refresh, nothing.
+    await cleaner.runCleanup(new AbortController().signal, false);
+    expect(await bucket.exists('t/bucket-index.json.gz')).toBe(false);
+    await clock.advance(16 * MIN);
+    expect(ids(await finder.getBlocks('t', 0, NOW))).toEqual([]);
+    expect(ids(await finder.getBlocks('keep', 0, NOW))).toEqual([B2]);
   });
 });

@@ -2,7 +2,7 @@
 // blocks skipped, deletion marks from `markers/`, periodic rescans, and no answers before
 // the first scan.
 import { afterEach, describe, expect, it } from 'vitest';
-import { blockIndexPath } from '../bucket/index.js';
+import { blockIndexPath, writeTenantDeletionMark } from '../bucket/index.js';
 import { MemoryBucket, type Bucket } from '../runtime/index.js';
 import { CapturingLogger, ManualClock } from '../runtime/testing/index.js';
 import { BucketScanBlocksFinder } from './blocks_finder_bucket_scan.js';
@@ -108,5 +108,20 @@ describe('BucketScanBlocksFinder', () => {
     for (const name of await bucket.list('u/', { recursive: true })) await bucket.delete(name);
     await clock.advance(15 * MIN);
     expect((await finder.getBlocks('u', 0, NOW)).blocks).toEqual([]);
+  });
+});
+
+describe('BucketScanBlocksFinder, tenants marked for deletion', () => {
+  it('finds no blocks of a deleting tenant from the first scan after the mark (Cortex scans active tenants only)', async () => {
+    const { clock, bucket } = await fixture();
+    await writeMeta(bucket, 'keep', B1, BASE, BASE + H2);
+    const finder = newFinder(clock, bucket);
+    await finder.start(new AbortController().signal);
+    await clock.advance(0);
+    expect((await finder.getBlocks('t', 0, NOW)).blocks).toHaveLength(2);
+    await writeTenantDeletionMark(bucket, 't', { deletion_time: sec(NOW) });
+    await clock.advance(15 * MIN);
+    expect(await finder.getBlocks('t', 0, NOW)).toEqual({ blocks: [], deletionMarks: new Map() });
+    expect((await finder.getBlocks('keep', 0, NOW)).blocks).toHaveLength(1);
   });
 });

@@ -4,12 +4,14 @@
  * directories and its `markers/`, and reads the meta.json of blocks it has not seen yet
  * (blocks are immutable, so a known block is never read again). A directory without
  * meta.json is a partial upload and skipped. Queries fail until the first scan completed.
+ * Only active tenants are scanned (Cortex): a tenant marked for deletion has no blocks here
+ * from the first scan after its mark appeared.
  */
 import {
   BucketDocumentError,
   blockMetaPath,
   listGlobalMarks,
-  listTenants,
+  scanTenants,
   readGlobalDeletionMark,
   type BucketIndexDeletionMark,
   type DeletionMark,
@@ -125,7 +127,8 @@ export class BucketScanBlocksFinder extends BasicService implements BlocksFinder
    * not hide a tenant's blocks).
    */
   async scan(signal?: AbortSignal): Promise<void> {
-    const tenants = await listTenants(this.deps.bucket);
+    // Cortex's scan finder takes the active tenants of its users scanner only.
+    const tenants = (await scanTenants(this.deps.bucket)).active;
     const found = new Map<string, TenantBlocks>();
     const errors: string[] = [];
     const concurrency = Math.max(1, this.config.tenantsConcurrency);

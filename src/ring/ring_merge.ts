@@ -92,7 +92,10 @@ export function compareInstances(a: InstanceDesc, b: InstanceDesc): number {
 }
 
 /** Drops LEFT instances whose timestamp is before `limitMs` (all of them when undefined). */
-export function removeRingTombstones(desc: RingDesc, limitMs: number | undefined): TombstoneRemoval<RingDesc> {
+export function removeRingTombstones(
+  desc: RingDesc,
+  limitMs: number | undefined,
+): TombstoneRemoval<RingDesc> {
   const out = emptyRingDesc();
   let total = 0;
   let removed = 0;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DiskFileSystem } from '../../sim/testing/index.js';
+import { writeTenantDeletionMark } from '../bucket/index.js';
 import {
   deleteBlockObjects,
   markDeleted,
@@ -218,5 +219,35 @@ describe('BucketStores sync', () => {
     await stores.syncBlocks();
     expect(stores.tenants()).toEqual(['b']);
     expect(await fs.exists('/data/tsdb-sync/a')).toBe(false);
+  });
+});
+
+describe('BucketStores, tenants marked for deletion (Cortex: served while blocks are left)', () => {
+  it('keeps serving a deleting tenant until its index and blocks go; a tenant with only its mark is not discovered', async () => {
+    const world = newWorld();
+    const doomed = await twoSeriesBlock(world, 'deleting', 1, T0 - 6 * HOUR);
+    const kept = await twoSeriesBlock(world, 'keep', 2, T0 - 6 * HOUR);
+    await writeIndexFromBucket(world.bucket, 'deleting', T0);
+    await writeIndexFromBucket(world.bucket, 'keep', T0);
+    await writeTenantDeletionMark(world.bucket, 'deleting', { deletion_time: T0 / 1000 });
+    await writeTenantDeletionMark(world.bucket, 'gone', { deletion_time: T0 / 1000 });
+    const { stores, registry, fs } = buildStores(world, { bucketIndexEnabled: true });
+    await stores.initialSync();
+    expect(stores.tenants()).toEqual(['deleting', 'keep']);
+    expect(heldIds(stores, 'deleting')).toEqual([doomed.ulid]);
+    expect(await metricValue(registry, 'cortex_bucket_stores_tenants_discovered')).toBe(2);
+
+    // The cleaner deletes the index first: the tenant is still served, with no blocks.
+    await world.bucket.delete('deleting/bucket-index.json.gz');
+    await stores.syncBlocks();
+    expect(stores.tenants()).toEqual(['deleting', 'keep']);
+    expect(heldIds(stores, 'deleting')).toEqual([]);
+
+    // Then its blocks: nothing is left under its prefix, the gateway drops it.
+    await deleteBlockObjects(world.bucket, 'deleting', doomed.ulid);
+    await stores.syncBlocks();
+    expect(stores.tenants()).toEqual(['keep']);
+    expect(await fs.exists('/data/tsdb-sync/deleting')).toBe(false);
+    expect(heldIds(stores, 'keep')).toEqual([kept.ulid]);
   });
 });

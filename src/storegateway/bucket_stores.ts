@@ -5,7 +5,7 @@
  * serves (from memory and from `<sync_dir>`), and routes queries by tenant. This is the
  * API the RPC handlers and an in-process querier use.
  */
-import { listTenants } from '../bucket/index.js';
+import { GLOBAL_MARKERS_DIR } from '../bucket/index.js';
 import type { BucketIndex } from '../bucket/index.js';
 import { forEachBounded } from '../ingester/index.js';
 import {
@@ -199,7 +199,7 @@ export class BucketStores {
   private async syncOnce(initial: boolean, signal?: AbortSignal): Promise<void> {
     const { metrics, logger, sharding } = this.deps;
     // A partial tenant list would unload tenants this gateway still serves: no sync at all.
-    const discovered = await listTenants(this.deps.bucket);
+    const discovered = await servedTenants(this.deps.bucket);
     const included = new Set(sharding.filterTenants(discovered));
     metrics.tenantsDiscovered.set(discovered.length);
     metrics.tenantsSynced.set(included.size);
@@ -327,4 +327,21 @@ export class BucketStores {
 /** `<sync_dir>/<tenant>` */
 export function tenantDir(syncDir: string, tenant: string): string {
   return `${syncDir}/${tenant}`;
+}
+
+/**
+ * The tenants a store-gateway serves, as Cortex's store-gateway scans them: every tenant
+ * with objects under its prefix, active or marked for deletion (Cortex keeps serving a
+ * deleting tenant; its blocks go when the compactor deletes its bucket index, then the
+ * blocks). A tenant with nothing left but its global deletion mark is not one.
+ */
+async function servedTenants(bucket: Bucket): Promise<string[]> {
+  const tenants: string[] = [];
+  for (const entry of await bucket.list('')) {
+    // Objects at the root (user-index.json.gz, stray files) are not tenants.
+    if (!entry.endsWith('/')) continue;
+    const tenant = entry.slice(0, -1);
+    if (tenant !== GLOBAL_MARKERS_DIR) tenants.push(tenant);
+  }
+  return tenants.sort();
 }

@@ -26,7 +26,8 @@ export class KVBroadcast implements Broadcast {
 
   invalidates(older: Broadcast): boolean {
     if (!(older instanceof KVBroadcast)) return false;
-    if (older.message.pair.key !== this.message.pair.key || older.version > this.version) return false;
+    if (older.message.pair.key !== this.message.pair.key || older.version > this.version)
+      return false;
     return older.content.every((c) => this.content.includes(c));
   }
 }

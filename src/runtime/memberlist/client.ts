@@ -82,6 +82,8 @@ export class MemberlistKVClient implements KV {
   }
 
   private closedError(): Error {
-    return new Error(`memberlist kv client (prefix ${JSON.stringify(this.config.prefix)}) is closed`);
+    return new Error(
+      `memberlist kv client (prefix ${JSON.stringify(this.config.prefix)}) is closed`,
+    );
   }
 }

@@ -67,7 +67,7 @@ export type AnyMergeCodec = MergeCodec<unknown>;
 
 /** Widens a typed codec for the store; the store only passes a codec its own states. */
 export function anyCodec<T>(codec: MergeCodec<T>): AnyMergeCodec {
-  return codec as unknown as AnyMergeCodec;
+  return codec;
 }
 
 /** A last-writer-wins register over opaque bytes. */

@@ -98,7 +98,9 @@ export const DEFAULT_MEMBERLIST_KV_CONFIG: Readonly<MemberlistKVConfig> = Object
 });
 
 /** The defaults overridden by `overrides`, validated; throws a RangeError naming the bad setting. */
-export function memberlistKVConfig(overrides: Partial<MemberlistKVConfig> = {}): MemberlistKVConfig {
+export function memberlistKVConfig(
+  overrides: Partial<MemberlistKVConfig> = {},
+): MemberlistKVConfig {
   const config: MemberlistKVConfig = {
     ...DEFAULT_MEMBERLIST_KV_CONFIG,
     ...overrides,

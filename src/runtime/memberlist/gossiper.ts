@@ -7,22 +7,26 @@
 import type { Clock, Timer } from '../clock.js';
 import type { Logger } from '../logger.js';
 import type { RandomStream } from '../random.js';
-import { RpcError, jsonBody, type RpcRequest, type RpcResponse, type Transport } from '../transport.js';
+import {
+  RpcError,
+  jsonBody,
+  type RpcRequest,
+  type RpcResponse,
+  type Transport,
+} from '../transport.js';
 import { TransmitLimitedQueue, type Broadcast } from './broadcast_queue.js';
 import { pushPullIntervalMs, type MemberlistKVConfig } from './config.js';
+import { FailureDetector } from './failure_detector.js';
 import { MemberTable, type Member } from './members.js';
 import type { MemberlistMetrics } from './metrics.js';
 import {
   PACKET_METHOD,
   STREAM_METHOD,
   decodePacketRequest,
-  decodePacketResponse,
   decodePushPull,
-  packetRequest,
   streamRequest,
   type MembershipMessage,
   type PacketRequest,
-  type PacketResponse,
   type PushPullState,
   type WireKVPair,
 } from './wire.js';
@@ -49,15 +53,13 @@ export interface GossiperDeps {
 }
 
 const MESSAGE_OVERHEAD_BYTES = 8;
-const MAX_HEALTH_SCORE = 8;
 
 export class Gossiper {
   private table: MemberTable | undefined;
   private readonly queue: TransmitLimitedQueue;
   private readonly timers: Timer[] = [];
   private running = false;
-  private seq = 0;
-  private health = 0;
+  private readonly detector: FailureDetector;
   private leaveDone: (() => void) | undefined;
 
   constructor(
@@ -65,16 +67,13 @@ export class Gossiper {
     private readonly deps: GossiperDeps,
   ) {
     this.queue = new TransmitLimitedQueue(config, () => this.numMembers());
+    this.detector = new FailureDetector(config, deps);
     deps.transport.handle(PACKET_METHOD, (req) => this.servePacket(req));
     deps.transport.handle(STREAM_METHOD, (req) => this.serveStream(req));
   }
 
-  get isRunning(): boolean {
-    return this.running;
-  }
-
   get healthScore(): number {
-    return this.health;
+    return this.detector.healthScore;
   }
 
   numMembers(): number {
@@ -93,7 +92,9 @@ export class Gossiper {
   start(): void {
     const address = this.deps.transport.address;
     if (address === undefined)
-      throw new Error('memberlist: the transport is not listening; start the memberlist KV after the RPC server');
+      throw new Error(
+        'memberlist: the transport is not listening; start the memberlist KV after the RPC server',
+      );
     const { config, deps } = this;
     this.table = new MemberTable(
       { ...config, selfName: config.name, selfAddress: address },
@@ -109,8 +110,16 @@ export class Gossiper {
     this.running = true;
     // Random first delays (memberlist staggers its tickers) keep members out of lockstep.
     const stagger = (ms: number): number => deps.random.int(Math.max(1, Math.floor(ms)));
-    this.loop(stagger(config.probeIntervalMs), () => config.probeIntervalMs, () => this.probe());
-    this.loop(stagger(config.gossipIntervalMs), () => config.gossipIntervalMs, () => this.gossip());
+    this.loop(
+      stagger(config.probeIntervalMs),
+      () => config.probeIntervalMs,
+      () => this.probe(),
+    );
+    this.loop(
+      stagger(config.gossipIntervalMs),
+      () => config.gossipIntervalMs,
+      () => this.gossip(),
+    );
     if (config.pullPushIntervalMs > 0) {
       const period = (): number => pushPullIntervalMs(config.pullPushIntervalMs, this.numMembers());
       this.loop(stagger(config.pullPushIntervalMs), period, () => this.periodicPushPull());
@@ -143,7 +152,10 @@ export class Gossiper {
     // Alone (we count as left now): nobody to tell.
     if (table.numMembers() === 0) return;
     let timer: Timer | undefined;
-    await Promise.race([sent, new Promise<void>((resolve) => (timer = this.deps.clock.setTimer(timeoutMs, resolve)))]);
+    await Promise.race([
+      sent,
+      new Promise<void>((resolve) => (timer = this.deps.clock.setTimer(timeoutMs, resolve))),
+    ]);
     timer?.cancel();
   }
 
@@ -174,7 +186,9 @@ export class Gossiper {
 
   private queueMembership(message: MembershipMessage): void {
     const isOurLeave =
-      message.type === 'dead' && message.node === this.config.name && message.from === this.config.name;
+      message.type === 'dead' &&
+      message.node === this.config.name &&
+      message.from === this.config.name;
     const b: Broadcast = {
       message,
       bytes: JSON.stringify(message).length,
@@ -198,87 +212,28 @@ export class Gossiper {
         from: this.config.name,
         messages: this.queue.take(MESSAGE_OVERHEAD_BYTES, limit),
       };
-      const used = messages.messages.reduce((n, m) => n + JSON.stringify(m).length + MESSAGE_OVERHEAD_BYTES, 0);
+      const used = messages.messages.reduce(
+        (n, m) => n + JSON.stringify(m).length + MESSAGE_OVERHEAD_BYTES,
+        0,
+      );
       const kv = this.deps.delegate.getBroadcasts(MESSAGE_OVERHEAD_BYTES, limit - used);
       const all = [...messages.messages, ...kv.map((pair) => ({ type: 'kv' as const, pair }))];
       if (all.length === 0) continue;
       const timeoutMs = this.config.packetDialTimeoutMs + this.config.packetWriteTimeoutMs;
-      sends.push(this.sendPacket(target.address, { ...messages, messages: all }, timeoutMs).then(() => undefined));
+      sends.push(
+        this.detector
+          .sendPacket(target.address, { ...messages, messages: all }, timeoutMs)
+          .then(() => undefined),
+      );
     }
     await Promise.all(sends);
   }
 
-  private async sendPacket(
-    address: string,
-    packet: PacketRequest,
-    timeoutMs: number,
-  ): Promise<PacketResponse | undefined> {
-    const req = packetRequest(packet);
-    const m = this.deps.metrics;
-    m.packetsSent.inc();
-    m.packetsSentBytes.inc(req.body.length);
-    try {
-      return decodePacketResponse(await this.deps.transport.call(address, req, { timeoutMs }));
-    } catch (err) {
-      m.packetsSentErrors.inc();
-      this.deps.logger.debug('memberlist: packet failed', { to: address, kind: packet.kind, err: String(err) });
-      return undefined;
-    }
-  }
-
-  private async ping(member: { name: string; address: string }, timeoutMs: number): Promise<boolean> {
-    const seq = ++this.seq;
-    const req = packetRequest({ kind: 'ping', seq, node: member.name, from: this.config.name });
-    this.deps.metrics.packetsSent.inc();
-    this.deps.metrics.packetsSentBytes.inc(req.body.length);
-    try {
-      const res = decodePacketResponse(await this.deps.transport.call(member.address, req, { timeoutMs }));
-      return res.kind === 'ack' && res.seq === seq;
-    } catch {
-      this.deps.metrics.packetsSentErrors.inc();
-      return false;
-    }
-  }
-
-  /** One failure-detector round: ping, then indirect pings, then suspicion. */
   private async probe(): Promise<void> {
     const table = this.table;
     if (table === undefined) return;
     table.reap();
-    const target = table.nextProbeTarget();
-    if (target === undefined) return;
-    const incarnation = target.incarnation;
-    if (await this.ping(target, this.config.probeTimeoutMs)) {
-      this.health = Math.max(0, this.health - 1);
-    } else {
-      const helpers = table.randomMembers(
-        this.config.indirectChecks,
-        (m) => m.state === 'alive' && m.name !== target.name,
-      );
-      // The helpers ping with the probe timeout; the whole round fits in one probe interval.
-      const waitMs = this.config.probeIntervalMs - this.config.probeTimeoutMs;
-      const acks = await Promise.all(
-        helpers.map(async (h) => {
-          const packet: PacketRequest = {
-            kind: 'ping-req',
-            seq: ++this.seq,
-            node: target.name,
-            address: target.address,
-            from: this.config.name,
-          };
-          return (await this.sendPacket(h.address, packet, waitMs))?.kind === 'ack';
-        }),
-      );
-      if (acks.some(Boolean)) return;
-      this.health = Math.min(MAX_HEALTH_SCORE, this.health + 1);
-      if (!this.running) return;
-      this.deps.logger.info('memberlist: member did not answer probes; suspecting it', {
-        member: target.name,
-        address: target.address,
-      });
-      table.suspectNode({ type: 'suspect', node: target.name, incarnation, from: this.config.name });
-    }
-    this.deps.metrics.healthScore.set(this.health);
+    await this.detector.probe(table, () => this.running);
   }
 
   private async periodicPushPull(): Promise<void> {
@@ -324,7 +279,8 @@ export class Gossiper {
   }
 
   private async servePacket(req: RpcRequest): Promise<RpcResponse> {
-    if (!this.running) throw new RpcError('unavailable', `memberlist member ${this.config.name} is not running`);
+    if (!this.running)
+      throw new RpcError('unavailable', `memberlist member ${this.config.name} is not running`);
     const m = this.deps.metrics;
     m.packetsReceived.inc();
     m.packetsReceivedBytes.inc(req.body.length);
@@ -338,15 +294,22 @@ export class Gossiper {
     switch (packet.kind) {
       case 'ping':
         if (packet.node !== this.config.name)
-          throw new RpcError('not_found', `ping for member ${packet.node}, but this is ${this.config.name}`);
+          throw new RpcError(
+            'not_found',
+            `ping for member ${packet.node}, but this is ${this.config.name}`,
+          );
         return jsonBody({ kind: 'ack', seq: packet.seq });
       case 'ping-req': {
-        const ok = await this.ping({ name: packet.node, address: packet.address }, this.config.probeTimeoutMs);
+        const ok = await this.detector.ping(
+          { name: packet.node, address: packet.address },
+          this.config.probeTimeoutMs,
+        );
         return jsonBody({ kind: ok ? 'ack' : 'nack', seq: packet.seq });
       }
       case 'gossip':
         for (const message of packet.messages) {
-          if (message.type === 'kv') this.deps.delegate.notifyMsg(message.pair, JSON.stringify(message).length);
+          if (message.type === 'kv')
+            this.deps.delegate.notifyMsg(message.pair, JSON.stringify(message).length);
           else this.table?.handle(message);
         }
         return jsonBody({ kind: 'ok' });
@@ -355,7 +318,9 @@ export class Gossiper {
 
   private serveStream(req: RpcRequest): Promise<RpcResponse> {
     if (!this.running)
-      return Promise.reject(new RpcError('unavailable', `memberlist member ${this.config.name} is not running`));
+      return Promise.reject(
+        new RpcError('unavailable', `memberlist member ${this.config.name} is not running`),
+      );
     this.deps.metrics.incomingStreams.inc();
     try {
       const remote = decodePushPull(req);

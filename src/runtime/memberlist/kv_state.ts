@@ -63,7 +63,12 @@ export class KVState {
    * change to gossip, or undefined when nothing changed. Throws when the key holds another
    * codec's value or the codec's merge throws.
    */
-  merge(key: string, incoming: unknown, codec: AnyMergeCodec, input: MergeInput): KVChange | undefined {
+  merge(
+    key: string,
+    incoming: unknown,
+    codec: AnyMergeCodec,
+    input: MergeInput,
+  ): KVChange | undefined {
     const curr = this.entries.get(key);
     if (curr !== undefined && curr.codec.id !== codec.id)
       throw new Error(
@@ -75,7 +80,10 @@ export class KVState {
       result = incoming;
       change = incoming;
     } else {
-      const merged = codec.merge(curr.value, incoming, { localCAS: input.localCAS, nowMs: input.nowMs });
+      const merged = codec.merge(curr.value, incoming, {
+        localCAS: input.localCAS,
+        nowMs: input.nowMs,
+      });
       result = merged?.value ?? curr.value;
       change = merged?.change;
     }
@@ -96,7 +104,8 @@ export class KVState {
     const updatedAtMs = Math.max(currUpdated, input.updatedAtMs);
     if (!dataChanged && !statusChanged) {
       // Keep the newest decision time anyway, so every member orders later deletes the same.
-      if (curr !== undefined && updatedAtMs > currUpdated) this.entries.set(key, { ...curr, updatedAtMs });
+      if (curr !== undefined && updatedAtMs > currUpdated)
+        this.entries.set(key, { ...curr, updatedAtMs });
       return undefined;
     }
     if (!dataChanged) change = result;

@@ -2,6 +2,13 @@
  * Test support: memberlist KVs on a MemoryNetwork driven by one ManualClock. Test files only.
  */
 import { MemoryNetwork, type MemoryTransport } from '../memory/index.js';
+import {
+  RpcError,
+  type CallOptions,
+  type RpcRequest,
+  type RpcResponse,
+  type Transport,
+} from '../transport.js';
 import { newMetricsRegistry, type MetricsRegistry } from '../metrics.js';
 import { createSeededRandom } from '../prng.js';
 import { CapturingLogger, ManualClock } from '../testing/index.js';
@@ -25,10 +32,32 @@ export const FAST: Partial<MemberlistKVConfig> = {
   messageHistoryBufferBytes: 64 * 1024,
 };
 
+/** A MemoryTransport whose outgoing calls can be cut too (a crashed or isolated process). */
+class CuttableTransport implements Transport {
+  cut = false;
+  constructor(readonly inner: MemoryTransport) {}
+  get address(): string | undefined {
+    return this.inner.address;
+  }
+  handle(method: string, handler: Parameters<Transport['handle']>[1]): void {
+    this.inner.handle(method, handler);
+  }
+  listen(): Promise<string> {
+    return this.inner.listen();
+  }
+  call(address: string, req: RpcRequest, opts?: CallOptions): Promise<RpcResponse> {
+    if (this.cut) return Promise.reject(new RpcError('unavailable', 'network cut'));
+    return this.inner.call(address, req, opts);
+  }
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+}
+
 export interface TestMember {
   name: string;
   kv: MemberlistKV;
-  transport: MemoryTransport;
+  transport: CuttableTransport;
   registry: MetricsRegistry;
   logger: CapturingLogger;
   run: AbortController;
@@ -44,7 +73,7 @@ export class TestCluster {
 
   /** Builds, listens and starts a member named `name` (its address is its name). */
   async add(name: string, config: Partial<MemberlistKVConfig> = {}): Promise<TestMember> {
-    const transport = this.network.transport(name);
+    const transport = new CuttableTransport(this.network.transport(name));
     await transport.listen();
     const registry = newMetricsRegistry();
     const logger = new CapturingLogger();
@@ -88,6 +117,17 @@ export class TestCluster {
       await this.clock.advance(stepMs);
     }
     return this.clock.now() - start;
+  }
+
+  /** Cuts every link of `name` both ways (its process keeps running, talking to nobody). */
+  isolate(name: string): void {
+    this.network.disconnect(name);
+    this.member(name).transport.cut = true;
+  }
+
+  heal(name: string): void {
+    this.network.reconnect(name);
+    this.member(name).transport.cut = false;
   }
 
   /** `observer`'s view of `name`'s state, or undefined when unknown. */

@@ -80,7 +80,9 @@ export class MemberTable {
 
   /** Every known member (self included), sorted by name. */
   all(): Member[] {
-    return [...this.members.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    return [...this.members.values()].sort((a, b) =>
+      a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+    );
   }
 
   /** memberlist's NumMembers: members neither dead nor left, self included. */
@@ -98,7 +100,11 @@ export class MemberTable {
         this.probeIndex = 0;
       }
       const m = this.members.get(this.probeOrder[this.probeIndex++] ?? '');
-      if (m !== undefined && m.name !== this.config.selfName && (m.state === 'alive' || m.state === 'suspect'))
+      if (
+        m !== undefined &&
+        m.name !== this.config.selfName &&
+        (m.state === 'alive' || m.state === 'suspect')
+      )
         return m;
     }
     return undefined;
@@ -238,7 +244,12 @@ export class MemberTable {
     for (const n of nodes) {
       switch (n.state) {
         case 'alive':
-          this.aliveNode({ type: 'alive', node: n.name, address: n.address, incarnation: n.incarnation });
+          this.aliveNode({
+            type: 'alive',
+            node: n.name,
+            address: n.address,
+            incarnation: n.incarnation,
+          });
           break;
         case 'left':
           this.deadNode({ type: 'dead', node: n.name, incarnation: n.incarnation, from: n.name });
@@ -246,7 +257,12 @@ export class MemberTable {
         case 'dead':
         case 'suspect':
           // A remote death is only a suspicion here: the member gets its chance to refute.
-          this.suspectNode({ type: 'suspect', node: n.name, incarnation: n.incarnation, from: self });
+          this.suspectNode({
+            type: 'suspect',
+            node: n.name,
+            incarnation: n.incarnation,
+            from: self,
+          });
           break;
       }
     }
@@ -270,7 +286,10 @@ export class MemberTable {
     const now = this.deps.clock.now();
     for (const m of [...this.members.values()]) {
       if (m.name === this.config.selfName) continue;
-      if ((m.state === 'dead' || m.state === 'left') && now - m.stateChangeMs > this.config.gossipToDeadNodesTimeMs) {
+      if (
+        (m.state === 'dead' || m.state === 'left') &&
+        now - m.stateChangeMs > this.config.gossipToDeadNodesTimeMs
+      ) {
         this.members.delete(m.name);
         this.deps.onChange();
       }
@@ -284,14 +303,26 @@ export class MemberTable {
   private refute(accusedIncarnation: number): void {
     const self = this.self;
     self.incarnation = Math.max(self.incarnation + 1, accusedIncarnation + 1);
-    this.deps.logger.info('memberlist: refuting a suspicion of this member', { incarnation: self.incarnation });
-    this.deps.broadcast({ type: 'alive', node: self.name, address: self.address, incarnation: self.incarnation });
+    this.deps.logger.info('memberlist: refuting a suspicion of this member', {
+      incarnation: self.incarnation,
+    });
+    this.deps.broadcast({
+      type: 'alive',
+      node: self.name,
+      address: self.address,
+      incarnation: self.incarnation,
+    });
     this.deps.onChange();
   }
 
   /** Lifeguard: each independent confirmation shortens the suspicion towards its minimum. */
   private confirm(node: string, s: Suspicion, from: string): boolean {
-    if (s.k < 1 || s.confirmations.size >= s.k || s.confirmations.has(from) || from === this.config.selfName)
+    if (
+      s.k < 1 ||
+      s.confirmations.size >= s.k ||
+      s.confirmations.has(from) ||
+      from === this.config.selfName
+    )
       return false;
     s.confirmations.add(from);
     s.timer.cancel();

@@ -41,15 +41,27 @@ export class MemberlistMetrics {
       registeredCounter(registry, `memberlist_client_${name}`, help);
     const t = (name: string, help: string): Counter =>
       registeredCounter(registry, `memberlist_tcp_transport_${name}`, help);
-    this.receivedBroadcasts = c('received_broadcasts_total', 'Number of received broadcast user messages');
-    this.receivedBroadcastsBytes = c('received_broadcasts_bytes_total', 'Total size of received broadcast user messages');
+    this.receivedBroadcasts = c(
+      'received_broadcasts_total',
+      'Number of received broadcast user messages',
+    );
+    this.receivedBroadcastsBytes = c(
+      'received_broadcasts_bytes_total',
+      'Total size of received broadcast user messages',
+    );
     this.receivedBroadcastsInvalid = c(
       'received_broadcasts_invalid_total',
       'Number of received broadcast user messages that were invalid. Hopefully 0.',
     );
-    this.statePulls = c('state_pulls_total', 'How many times did this node pull full state from another node');
+    this.statePulls = c(
+      'state_pulls_total',
+      'How many times did this node pull full state from another node',
+    );
     this.statePullsBytes = c('state_pulls_bytes_total', 'Total size of pulled state');
-    this.statePushes = c('state_pushes_total', 'How many times did this node push its full state to another node');
+    this.statePushes = c(
+      'state_pushes_total',
+      'How many times did this node push its full state to another node',
+    );
     this.statePushesBytes = c('state_pushes_bytes_total', 'Total size of pushed state');
     this.messagesInQueue = registeredGauge(
       registry,
@@ -69,7 +81,11 @@ export class MemberlistMetrics {
     this.casAttempts = c('cas_attempt_total', 'Attempted CAS operations');
     this.casSuccesses = c('cas_success_total', 'Successful CAS operations');
     this.casFailures = c('cas_failure_total', 'Failed CAS operations');
-    this.kvStoreCount = registeredGauge(registry, 'memberlist_client_kv_store_count', 'Number of values in KV Store');
+    this.kvStoreCount = registeredGauge(
+      registry,
+      'memberlist_client_kv_store_count',
+      'Number of values in KV Store',
+    );
     this.tombstones = registeredGauge(
       registry,
       'memberlist_client_kv_store_value_tombstones',
@@ -82,7 +98,10 @@ export class MemberlistMetrics {
       'Total number of tombstones which have been removed from KV store values',
       ['key'],
     );
-    this.deletedKeysSwept = c('kv_store_tombstones_swept_total', 'Deleted keys forgotten after the tombstone timeout');
+    this.deletedKeysSwept = c(
+      'kv_store_tombstones_swept_total',
+      'Deleted keys forgotten after the tombstone timeout',
+    );
     this.membersCount = registeredGauge(
       registry,
       'memberlist_client_cluster_members_count',
@@ -95,12 +114,24 @@ export class MemberlistMetrics {
     );
     this.packetsSent = t('packets_sent_total', 'Number of packets sent');
     this.packetsSentBytes = t('packets_sent_bytes_total', 'Total bytes sent in packets');
-    this.packetsSentErrors = t('packets_sent_errors_total', 'Number of errors when sending packets');
+    this.packetsSentErrors = t(
+      'packets_sent_errors_total',
+      'Number of errors when sending packets',
+    );
     this.packetsReceived = t('packets_received_total', 'Number of received packets');
-    this.packetsReceivedBytes = t('packets_received_bytes_total', 'Total bytes received in packets');
-    this.packetsReceivedErrors = t('packets_received_errors_total', 'Number of errors when receiving packets');
+    this.packetsReceivedBytes = t(
+      'packets_received_bytes_total',
+      'Total bytes received in packets',
+    );
+    this.packetsReceivedErrors = t(
+      'packets_received_errors_total',
+      'Number of errors when receiving packets',
+    );
     this.incomingStreams = t('incoming_streams_total', 'Number of incoming streams');
     this.outgoingStreams = t('outgoing_streams_total', 'Number of outgoing streams');
-    this.outgoingStreamErrors = t('outgoing_stream_errors_total', 'Number of errors when opening memberlist stream to another node');
+    this.outgoingStreamErrors = t(
+      'outgoing_stream_errors_total',
+      'Number of errors when opening memberlist stream to another node',
+    );
   }
 }

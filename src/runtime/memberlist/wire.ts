@@ -1,5 +1,5 @@
 /**
- * What members send each other, as JSON bodies of two runtime Transport methods: 
+ * What members send each other, as JSON bodies of two runtime Transport methods:
  * `memberlist.Packet` (ping, indirect ping, gossip: memberlist's UDP-style packets) and
  * `memberlist.Stream` (push/pull full state: memberlist's TCP streams). Not Go memberlist's
  * binary format: Strata members only gossip with Strata members. Every decoder validates and
@@ -15,9 +15,24 @@ const MEMBER_STATES: readonly string[] = ['alive', 'suspect', 'dead', 'left'];
 
 /** Membership broadcasts (memberlist's alive/suspect/dead; dead from the node itself = left). */
 export type MembershipMessage =
-  | { readonly type: 'alive'; readonly node: string; readonly address: string; readonly incarnation: number }
-  | { readonly type: 'suspect'; readonly node: string; readonly incarnation: number; readonly from: string }
-  | { readonly type: 'dead'; readonly node: string; readonly incarnation: number; readonly from: string };
+  | {
+      readonly type: 'alive';
+      readonly node: string;
+      readonly address: string;
+      readonly incarnation: number;
+    }
+  | {
+      readonly type: 'suspect';
+      readonly node: string;
+      readonly incarnation: number;
+      readonly from: string;
+    }
+  | {
+      readonly type: 'dead';
+      readonly node: string;
+      readonly incarnation: number;
+      readonly from: string;
+    };
 
 /** One key's state (Cortex's KeyValuePair); `value` is the codec's encoding in base64. */
 export interface WireKVPair {
@@ -75,7 +90,12 @@ export function decodePacketRequest(req: { body: Uint8Array; contentType: string
   const kind = str(o, 'kind', 'packet');
   switch (kind) {
     case 'ping':
-      return { kind, seq: int(o, 'seq', kind), node: str(o, 'node', kind), from: str(o, 'from', kind) };
+      return {
+        kind,
+        seq: int(o, 'seq', kind),
+        node: str(o, 'node', kind),
+        from: str(o, 'from', kind),
+      };
     case 'ping-req':
       return {
         kind,
@@ -95,7 +115,10 @@ export function decodePacketRequest(req: { body: Uint8Array; contentType: string
   }
 }
 
-export function decodePacketResponse(res: { body: Uint8Array; contentType: string }): PacketResponse {
+export function decodePacketResponse(res: {
+  body: Uint8Array;
+  contentType: string;
+}): PacketResponse {
   const o = object(parseJsonBody<unknown>(res), 'packet response');
   const kind = str(o, 'kind', 'packet response');
   if (kind === 'ack' || kind === 'nack') return { kind, seq: int(o, 'seq', kind) };
@@ -143,7 +166,8 @@ function gossipMessage(v: unknown, where: string): GossipMessage {
 function pushNode(v: unknown, where: string): PushNodeState {
   const o = object(v, where);
   const state = str(o, 'state', where);
-  if (!MEMBER_STATES.includes(state)) throw invalid(`${where}: unknown state ${JSON.stringify(state)}`);
+  if (!MEMBER_STATES.includes(state))
+    throw invalid(`${where}: unknown state ${JSON.stringify(state)}`);
   return {
     name: str(o, 'name', where),
     address: str(o, 'address', where),
@@ -170,7 +194,8 @@ function invalid(message: string): RpcError {
 }
 
 function object(v: unknown, where: string): Record<string, unknown> {
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw invalid(`${where} is not an object`);
+  if (typeof v !== 'object' || v === null || Array.isArray(v))
+    throw invalid(`${where} is not an object`);
   return v as Record<string, unknown>;
 }
 

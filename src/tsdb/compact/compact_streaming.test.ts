@@ -84,7 +84,7 @@ describe('compactBlocksStreaming', () => {
     const m1 = inMemory.meta as BlockMeta;
     const m2 = streamed.meta as BlockMeta;
     expect(m2).toEqual(m1);
-    expect(streamed.overlappingSeries).toBe(40);
+    expect(streamed.sharedSeries).toBe(40);
     for (const f of ['index', 'chunks/000001', 'meta.json']) {
       expect(await fs.readFile(`/stream/${m2.ulid}/${f}`)).toEqual(
         await fs.readFile(`/mem/${m1.ulid}/${f}`),

@@ -24,8 +24,8 @@ const EVERY_SERIES = [Matcher.regex('__name__', '.*')];
 export interface StreamingCompactResult {
   /** The new block's meta; null when no sample survived and no block was written. */
   meta: BlockMeta | null;
-  /** Merged series that held samples of more than one source (vertical merges). */
-  overlappingSeries: number;
+  /** Series written from more than one source (adjacent blocks share most of their series). */
+  sharedSeries: number;
 }
 
 /** Observes the merged stream (tests check memory bounds through it). */
@@ -73,14 +73,14 @@ export async function compactBlocksStreaming(
     await writer.addSymbols(mergeSymbolTables(readers.map((r) => r.symbols())));
     // Half-open block ranges: a sample at the new maxTime would not belong to the block.
     const sets = readers.map((r) => r.select(EVERY_SERIES, lineage.minTime, lineage.maxTime - 1));
-    let overlappingSeries = 0;
+    let sharedSeries = 0;
     for await (const series of mergeSeriesStream(sets)) {
       deps.observe?.(series);
       const written = await writer.addSeries(series.labels, series.iterator());
-      if (written > 0 && series.sourceCount > 1) overlappingSeries++;
+      if (written > 0 && series.sourceCount > 1) sharedSeries++;
     }
     const meta = await writer.finish();
-    return { meta, overlappingSeries };
+    return { meta, sharedSeries };
   } catch (err) {
     await writer?.abort();
     throw err;

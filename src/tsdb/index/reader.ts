@@ -333,7 +333,7 @@ export class IndexReader {
       let chunkRef = d.getUvarint();
       chunks.push({ minTime, maxTime, ref: chunkRef });
       for (let i = 1; i < chunkCount && d.err() === null; i++) {
-        minTime = maxTime + d.getUvarint();
+        minTime = chunkMinTime(d, maxTime);
         maxTime = minTime + d.getUvarint();
         chunkRef += d.getVarint();
         chunks.push({ minTime, maxTime, ref: chunkRef });
@@ -430,4 +430,23 @@ function lastSampleAtOrBefore(samples: readonly SampledValue[], value: string): 
     }
   }
   return found;
+}
+
+/**
+ * The min time of a series' next chunk: Prometheus writes it as the uint64 difference from
+ * the previous chunk's max time, which wraps around when chunks overlap (out-of-order chunks,
+ * which verification must be able to see rather than fail to decode).
+ */
+function chunkMinTime(d: DecBuf, prevMaxTime: number): number {
+  const rest = d.rest();
+  // A uvarint of 8 or more bytes is at least 2^49: take the exact 64-bit path.
+  for (let i = 0; i < 7; i++) {
+    const b = rest[i];
+    if (b === undefined || b < 0x80) return prevMaxTime + d.getUvarint();
+  }
+  const t = BigInt.asIntN(64, BigInt(prevMaxTime) + d.getUvarintBig());
+  if (t > BigInt(Number.MAX_SAFE_INTEGER) || t < BigInt(Number.MIN_SAFE_INTEGER)) {
+    throw new IndexFormatError(`chunk min time ${t} is outside the safe integer range`);
+  }
+  return Number(t);
 }
