@@ -247,9 +247,11 @@ describe('memberlist KV in the simulator', () => {
     // Nobody was declared dead: members only suspected across the cut.
     expect(run.atHeal.some((line) => line.includes('=dead'))).toBe(false);
     expect(run.convergedAfterMs).toBeDefined();
-    // Measured: 1.5s (seed ml-short).
-    expect(run.convergedAfterMs!).toBeLessThanOrEqual(10_000);
-    expect(run.membersAfterMs!).toBeLessThanOrEqual(10_000);
+    // Updates made during the cut were gossiped into it and are not retransmitted: push/pull
+    // (every 30s, one random member) is the anti-entropy that carries them, and each merge
+    // that changes something is gossiped on. Measured over 12 seeds: 3–40s; this seed: 8s.
+    expect(run.convergedAfterMs!).toBeLessThanOrEqual(45_000);
+    expect(run.membersAfterMs!).toBeLessThanOrEqual(45_000);
     expect(Object.keys(run.ring.ingesters)).toHaveLength(11);
   });
 
@@ -266,9 +268,9 @@ describe('memberlist KV in the simulator', () => {
     expect(run.atHeal[0]).toBe('m0:m0=alive,m1=alive,m2=alive,m3=alive,m4=alive');
     expect(run.membersAfterMs).toBeDefined();
     expect(run.convergedAfterMs).toBeDefined();
-    // Bounded by the rejoin interval, plus the stream timeout a rejoin round spends on an
-    // unreachable seed (rounds drift while partitioned), plus a few gossip rounds. Measured:
-    // 30.5s (seed ml-long), members and ring together.
+    // Bounded by the rejoin interval (each member rejoins at its own random phase), plus the
+    // stream timeout a rejoin spends on an unreachable seed, plus a few gossip rounds.
+    // Measured over 12 seeds: 1–31.5s; this seed: 1.5s. Members and ring converge together.
     expect(run.convergedAfterMs!).toBeLessThanOrEqual(60_000 + 10_000 + 5_000);
     const again = await runPartition({
       seed: 'ml-long',

@@ -104,7 +104,9 @@ async function walk(
       health.totalSeries++;
       if (series.labels.isEmpty()) throw corrupt(`series ${ref} has an empty label set`);
       if (last !== undefined && Labels.compare(last, series.labels) >= 0) {
-        throw corrupt(`series ${series.labels.toString()} out of order; previous ${last.toString()}`);
+        throw corrupt(
+          `series ${series.labels.toString()} out of order; previous ${last.toString()}`,
+        );
       }
       last = series.labels;
       if (series.chunks.length === 0) throw corrupt(`series ${ref} has no chunks`);

@@ -174,7 +174,8 @@ export async function readBucketBlock(
       const it = s.iterator();
       while (it.next() === ValueType.Float)
         out.push(`${s.labels.toString()} ${it.atT()} ${it.atF()}`);
-      if (it.err() !== null) throw it.err();
+      const err = it.err();
+      if (err !== null) throw err;
     }
     return out;
   } finally {
@@ -191,7 +192,8 @@ export async function settle<T>(clock: ManualClock, p: Promise<T>, stepMs = 1_00
   );
   for (let i = 0; !done; i++) {
     if (i > 1_000_000) throw new Error('settle: promise never settled');
-    await new Promise((resolve) => setImmediate(resolve));
+    // Bucket and disk here are in memory: draining microtasks lets the work progress.
+    await clock.advance(0);
     if (!done && clock.pendingTimers > 0) await clock.advance(stepMs);
   }
   return p;

@@ -80,6 +80,8 @@ export interface CompactionLoopDeps {
   /** Whether this compactor compacts the tenant now; a throw skips it (logged). */
   ownsTenant: (tenant: string) => boolean;
   strategy?: CompactionStrategy;
+  /** Wraps each scheduled run (the component counts runs in flight with it). */
+  track?: <T>(run: Promise<T>) => Promise<T>;
 }
 
 /** What one run did with each tenant. */
@@ -138,7 +140,8 @@ export class CompactionLoop {
       for (;;) {
         await clock.sleep(Math.max(0, due - clock.now()), signal);
         const started = clock.now();
-        await this.runOnce(signal);
+        const run = this.runOnce(signal);
+        await (this.deps.track?.(run) ?? run);
         due = started + this.jittered(this.config.compactionIntervalMs);
       }
     } catch (err) {
@@ -154,7 +157,12 @@ export class CompactionLoop {
   /** One run over every tenant (Cortex's compactUsers). */
   async runOnce(signal: AbortSignal): Promise<CompactionRunResult> {
     const m = this.metrics;
-    const result: CompactionRunResult = { succeeded: [], failed: [], skipped: [], interrupted: false };
+    const result: CompactionRunResult = {
+      succeeded: [],
+      failed: [],
+      skipped: [],
+      interrupted: false,
+    };
     let failed = false;
     m.runsStarted.inc();
     try {
@@ -196,7 +204,12 @@ export class CompactionLoop {
         m.runsCompleted.inc();
         m.runsLastSuccess.set(this.deps.clock.now() / SECOND);
       }
-      for (const g of [m.tenantsDiscovered, m.tenantsSkipped, m.tenantsSucceeded, m.tenantsFailed]) {
+      for (const g of [
+        m.tenantsDiscovered,
+        m.tenantsSkipped,
+        m.tenantsSucceeded,
+        m.tenantsFailed,
+      ]) {
         g.set(0);
       }
     }
@@ -239,7 +252,9 @@ export class CompactionLoop {
       log.error('failed to compact user blocks', { err: errorMessage(err) });
       return 'failed';
     } finally {
-      await this.deps.fs.remove(`${this.workRoot}/${tenant}`, { recursive: true }).catch(() => undefined);
+      await this.deps.fs
+        .remove(`${this.workRoot}/${tenant}`, { recursive: true })
+        .catch(() => undefined);
     }
   }
 
@@ -279,7 +294,11 @@ export class CompactionLoop {
         if (err instanceof TenantNotOwnedError) return false;
         const halt = err instanceof CompactionHaltError;
         m.compactionErrors.inc({ user: tenant, type: halt ? 'halt' : 'retriable' });
-        if (halt) this.logger.error('compactor returned critical error', { user: tenant, err: err.message });
+        if (halt)
+          this.logger.error('compactor returned critical error', {
+            user: tenant,
+            err: err.message,
+          });
         return !halt;
       },
     );

@@ -135,12 +135,9 @@ export function compactionMetrics(registry: MetricsRegistry): CompactionMetrics 
       'cortex_compactor_meta_sync_failures_total',
       'Total blocks metadata synchronization failures.',
     ),
-    metaSynced: gauge(
-      registry,
-      'cortex_compactor_meta_synced',
-      'Number of block metadata synced',
-      ['state'] as const,
-    ),
+    metaSynced: gauge(registry, 'cortex_compactor_meta_synced', 'Number of block metadata synced', [
+      'state',
+    ] as const),
     groupCompactions: counter(
       registry,
       'cortex_compactor_group_compactions_total',

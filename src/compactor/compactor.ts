@@ -152,6 +152,7 @@ export class Compactor extends BasicService {
               logger: this.logger,
               metrics: deps.metrics,
               ownsTenant: (tenant) => this.ownsTenant(tenant),
+              track: (run) => this.track(run),
               ...(deps.compactionStrategy === undefined
                 ? {}
                 : { strategy: deps.compactionStrategy }),
@@ -276,7 +277,8 @@ export class Compactor extends BasicService {
     const timer = this.deps.clock.every(this.config.cleanupIntervalMs, async () => {
       await this.track(this.cleaner.runCleanup(signal, false));
     });
-    const compaction = this.compaction === undefined ? undefined : this.track(this.compaction.run(signal));
+    // The loop itself is not tracked (idle() would never resolve); each of its runs is.
+    const compaction = this.compaction?.run(signal);
     try {
       // Runs until stopped; a ring member or the compaction loop failing on its own fails the compactor.
       await new Promise<void>((resolve, reject) => {
@@ -292,6 +294,8 @@ export class Compactor extends BasicService {
       });
     } finally {
       timer.cancel();
+      // Aborted with the service: resolves once the run in flight, if any, has stopped.
+      await compaction?.catch(() => undefined);
     }
   }
 

@@ -120,7 +120,14 @@ export class GroupCompactor {
     checkUniqueSources(plan);
 
     try {
-      await downloadBlocks(this.tenant, plan, dir, this.config.blockSyncConcurrency, this.deps, signal);
+      await downloadBlocks(
+        this.tenant,
+        plan,
+        dir,
+        this.config.blockSyncConcurrency,
+        this.deps,
+        signal,
+      );
       for (const m of plan) {
         await verifyBlock(`${dir}/${m.ulid}`, m, { checkChunks: true }, this.deps, signal);
       }

@@ -28,7 +28,10 @@ export interface Grouper {
 }
 
 /** Thanos's DefaultGroupKey: resolution and the hash Prometheus gives the label set. */
-export function defaultGroupKey(resolution: number, labels: Readonly<Record<string, string>>): string {
+export function defaultGroupKey(
+  resolution: number,
+  labels: Readonly<Record<string, string>>,
+): string {
   return `${resolution}@${Labels.fromObject(labels).hash()}`;
 }
 
@@ -39,7 +42,10 @@ export function byMinTime(a: BlockMeta, b: BlockMeta): number {
 
 export class DefaultGrouper implements Grouper {
   groups(metas: ReadonlyMap<string, BlockMeta>): Promise<CompactionGroup[]> {
-    const groups = new Map<string, { labels: Record<string, string>; res: number; metas: BlockMeta[] }>();
+    const groups = new Map<
+      string,
+      { labels: Record<string, string>; res: number; metas: BlockMeta[] }
+    >();
     for (const m of metas.values()) {
       const labels = { ...(m.thanos?.labels ?? {}) };
       const res = m.thanos?.downsample.resolution ?? 0;

@@ -1,11 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { blockMetaPath, markBlockForDeletion, markBlockForNoCompact } from '../bucket/index.js';
-import {
-  InjectedBucketError,
-  testBlockMeta,
-  testUlid,
-  uploadTestBlock,
-} from '../bucket/testing.js';
+import { testBlockMeta, testUlid, uploadTestBlock } from '../bucket/testing.js';
 import { serializeBlockMeta } from '../tsdb/index.js';
 import { compactionMetrics } from './compaction_metrics.js';
 import { compactionWorld, metric, type CompactionWorld } from './compaction_harness.testing.js';

@@ -22,7 +22,6 @@ import {
   noCompactMarkPath,
   parseDeletionMark,
   parseNoCompactMark,
-  type DeletionMark,
   type NoCompactMark,
 } from '../bucket/index.js';
 import { isObjectNotFound, type Bucket, type Clock, type Logger } from '../runtime/index.js';
@@ -202,8 +201,7 @@ export class MetaSyncer {
     const now = this.deps.clock.now();
     const marks = await this.readMarks(metas, deletionMarkPath, parseDeletionMark, signal);
     for (const [id, mark] of marks) {
-      if (!deletionDue({ block_id: id, deletion_time: (mark as DeletionMark).deletion_time }, now, 0))
-        continue;
+      if (!deletionDue({ block_id: id, deletion_time: mark.deletion_time }, now, 0)) continue;
       metas.delete(id);
       this.count('marked-for-deletion');
     }

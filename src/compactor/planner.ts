@@ -105,7 +105,8 @@ export function planMetas(
   let notExcluded = all.filter((c) => !excluded.has(c.id));
 
   const overlapping = new Set(selectOverlapping(notExcluded));
-  if (overlapping.size > 0) return notExcluded.filter((c) => overlapping.has(c.id)).map((c) => c.meta);
+  if (overlapping.size > 0)
+    return notExcluded.filter((c) => overlapping.has(c.id)).map((c) => c.meta);
 
   // Leave out the newest block: just uploaded, users get a block's length to act on it.
   const newest = all[all.length - 1] as Candidate;

@@ -80,7 +80,7 @@ export async function compactTenant(
     let next = 0;
     const worker = async (): Promise<void> => {
       while (errors.length === 0 && signal?.aborted !== true) {
-        const group = groups[next++] as CompactionGroup | undefined;
+        const group = groups[next++];
         if (group === undefined) return;
         try {
           const outcome = await groupCompactor.compact(group, deps.planner, ctx, signal);

@@ -7,7 +7,7 @@
  * (its cleaner deletes the blocks, then the markers and the mark); ingesters stop shipping
  * and drop the tenant's TSDB once they see the mark.
  */
-import { tenantDeletionMarkPath, writeTenantDeletionMark } from '../bucket/index.js';
+import { writeTenantDeletionMark } from '../bucket/index.js';
 import type { Bucket, Clock, Logger } from '../runtime/index.js';
 import { InternalError, tenantOf, writeBody, type HttpServer } from '../server/index.js';
 import { isCanonicalUlid } from '../tsdb/index.js';

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { TestCluster } from '../runtime/memberlist/memberlist_fixture.testing.js';
 import { JSON_RING_CODEC } from './codec.js';
 import { INSTANCE_STATES, emptyRingDesc, type InstanceDesc, type RingDesc } from './model.js';
 import {
@@ -197,5 +198,40 @@ describe('ring merge rules (Cortex Desc.Merge)', () => {
     const client = JSON_RING_CODEC.decode(RING_MERGE_CODEC.toClient(d));
     expect(Object.keys(client.ingesters)).toEqual(['a']);
     expect(RING_MERGE_CODEC.content(d)).toEqual(['a', 'gone']);
+  });
+});
+
+describe('ring tombstones in the memberlist KV', () => {
+  it('a removed instance stays as a hidden LEFT tombstone until left_ingesters_timeout, then goes', async () => {
+    const cluster = new TestCluster([RING_MERGE_CODEC]);
+    const m = await cluster.add('m', { leftIngestersTimeoutMs: 60_000 });
+    const kv = m.kv.openClient('collectors/', 'ringDesc');
+    const write = (mutate: (d: RingDesc) => void): Promise<void> =>
+      kv.cas('ring', (cur) => {
+        const d = JSON_RING_CODEC.decode(cur);
+        mutate(d);
+        return JSON_RING_CODEC.encode(d);
+      });
+    const nowS = (): number => Math.floor(cluster.clock.now() / 1000);
+    await write((d) => {
+      d.ingesters['a'] = inst({ timestamp: nowS() });
+      d.ingesters['b'] = inst({ timestamp: nowS(), tokens: [9] });
+    });
+    await write((d) => void delete d.ingesters['b']);
+    const parts = (): number | undefined => m.kv.status().keys[0]?.parts;
+    expect(parts()).toBe(2);
+    expect(Object.keys(JSON_RING_CODEC.decode(await kv.get('ring')).ingesters)).toEqual(['a']);
+    const gauge = async (): Promise<string> =>
+      m.registry.getSingleMetricAsString('memberlist_client_kv_store_value_tombstones');
+    expect(await gauge()).toContain('key="collectors/ring"} 1');
+    // Before the timeout a heartbeat keeps the tombstone; after it, the next change drops it.
+    await cluster.advance(30_000);
+    await write((d) => void (d.ingesters['a'] = inst({ timestamp: nowS() })));
+    expect(parts()).toBe(2);
+    await cluster.advance(31_000);
+    await write((d) => void (d.ingesters['a'] = inst({ timestamp: nowS() })));
+    expect(parts()).toBe(1);
+    expect(await gauge()).toContain('key="collectors/ring"} 0');
+    await cluster.stopAll();
   });
 });

@@ -81,40 +81,40 @@ export class FailureDetector {
     if (target === undefined) return;
     const incarnation = target.incarnation;
     if (await this.ping(target, this.config.probeTimeoutMs)) {
-      this.health = Math.max(0, this.health - 1);
-    } else {
-      const helpers = table.randomMembers(
-        this.config.indirectChecks,
-        (m) => m.state === 'alive' && m.name !== target.name,
-      );
-      // The helpers ping with the probe timeout; the whole round fits in one probe interval.
-      const waitMs = this.config.probeIntervalMs - this.config.probeTimeoutMs;
-      const acks = await Promise.all(
-        helpers.map(async (h) => {
-          const packet: PacketRequest = {
-            kind: 'ping-req',
-            seq: ++this.seq,
-            node: target.name,
-            address: target.address,
-            from: this.config.name,
-          };
-          return (await this.sendPacket(h.address, packet, waitMs))?.kind === 'ack';
-        }),
-      );
-      if (acks.some(Boolean)) return;
-      this.health = Math.min(MAX_HEALTH_SCORE, this.health + 1);
-      if (!running()) return;
-      this.deps.logger.info('memberlist: member did not answer probes; suspecting it', {
-        member: target.name,
-        address: target.address,
-      });
-      table.suspectNode({
-        type: 'suspect',
-        node: target.name,
-        incarnation,
-        from: this.config.name,
-      });
+      this.setHealth(this.health - 1);
+      return;
     }
+    const helpers = table.randomMembers(
+      this.config.indirectChecks,
+      (m) => m.state === 'alive' && m.name !== target.name,
+    );
+    // The helpers ping with the probe timeout; the whole round fits in one probe interval.
+    const waitMs = this.config.probeIntervalMs - this.config.probeTimeoutMs;
+    const acks = await Promise.all(
+      helpers.map(async (h) => {
+        const packet: PacketRequest = {
+          kind: 'ping-req',
+          seq: ++this.seq,
+          node: target.name,
+          address: target.address,
+          from: this.config.name,
+        };
+        return (await this.sendPacket(h.address, packet, waitMs))?.kind === 'ack';
+      }),
+    );
+    // Reached indirectly: the member is fine, our own links may not be.
+    if (acks.some(Boolean)) return;
+    this.setHealth(this.health + 1);
+    if (!running()) return;
+    this.deps.logger.info('memberlist: member did not answer probes; suspecting it', {
+      member: target.name,
+      address: target.address,
+    });
+    table.suspectNode({ type: 'suspect', node: target.name, incarnation, from: this.config.name });
+  }
+
+  private setHealth(value: number): void {
+    this.health = Math.min(MAX_HEALTH_SCORE, Math.max(0, value));
     this.deps.metrics.healthScore.set(this.health);
   }
 }

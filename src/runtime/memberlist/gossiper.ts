@@ -200,33 +200,26 @@ export class Gossiper {
     this.queue.queue(b);
   }
 
-  private async gossip(): Promise<void> {
+  /**
+   * One gossip round: queued messages to `gossip_nodes` random members. Sends are not awaited
+   * (memberlist's packets are fire-and-forget): an unreachable member must not slow the round.
+   */
+  private gossip(): Promise<void> {
     const table = this.table;
-    if (table === undefined) return;
-    const targets = table.gossipTargets(this.config.gossipNodes);
-    const sends: Promise<void>[] = [];
-    for (const target of targets) {
-      const limit = this.config.maxPacketBytes;
-      const messages: PacketRequest & { kind: 'gossip' } = {
-        kind: 'gossip',
-        from: this.config.name,
-        messages: this.queue.take(MESSAGE_OVERHEAD_BYTES, limit),
-      };
-      const used = messages.messages.reduce(
-        (n, m) => n + JSON.stringify(m).length + MESSAGE_OVERHEAD_BYTES,
-        0,
-      );
+    if (table === undefined) return Promise.resolve();
+    const limit = this.config.maxPacketBytes;
+    const timeoutMs = this.config.packetDialTimeoutMs + this.config.packetWriteTimeoutMs;
+    for (const target of table.gossipTargets(this.config.gossipNodes)) {
+      const membership = this.queue.take(MESSAGE_OVERHEAD_BYTES, limit);
+      let used = 0;
+      for (const m of membership) used += JSON.stringify(m).length + MESSAGE_OVERHEAD_BYTES;
       const kv = this.deps.delegate.getBroadcasts(MESSAGE_OVERHEAD_BYTES, limit - used);
-      const all = [...messages.messages, ...kv.map((pair) => ({ type: 'kv' as const, pair }))];
-      if (all.length === 0) continue;
-      const timeoutMs = this.config.packetDialTimeoutMs + this.config.packetWriteTimeoutMs;
-      sends.push(
-        this.detector
-          .sendPacket(target.address, { ...messages, messages: all }, timeoutMs)
-          .then(() => undefined),
-      );
+      const messages = [...membership, ...kv.map((pair) => ({ type: 'kv' as const, pair }))];
+      if (messages.length === 0) continue;
+      const packet: PacketRequest = { kind: 'gossip', from: this.config.name, messages };
+      void this.detector.sendPacket(target.address, packet, timeoutMs);
     }
-    await Promise.all(sends);
+    return Promise.resolve();
   }
 
   private async probe(): Promise<void> {

@@ -39,6 +39,7 @@ export class KVState {
   private readonly entries = new Map<string, KVEntry>();
   /** What clients read: `codec.toClient(value)` of every key not deleted. */
   readonly view = new MemoryKVStore();
+  private readonly tombstoneKeys = new Set<string>();
 
   constructor(
     private readonly config: { leftIngestersTimeoutMs: number; tombstoneTimeoutMs: number },
@@ -114,7 +115,11 @@ export class KVState {
       const limit = input.nowMs - this.config.leftIngestersTimeoutMs;
       const cleaned = codec.removeTombstones(result, limit);
       result = cleaned.value;
-      this.metrics.tombstones.set({ key }, cleaned.total);
+      // Only keys that ever held tombstones get a series (HA tracker keys never do).
+      if (cleaned.total > 0 || this.tombstoneKeys.has(key)) {
+        this.tombstoneKeys.add(key);
+        this.metrics.tombstones.set({ key }, cleaned.total);
+      }
       if (cleaned.removed > 0) this.metrics.tombstonesRemoved.inc({ key }, cleaned.removed);
       // A change made only of expired tombstones updates this member but is not worth gossiping.
       change = codec.removeTombstones(change, limit).value;
@@ -147,7 +152,7 @@ export class KVState {
     for (const [key, e] of [...this.entries]) {
       if (e.deleted && nowMs - e.updatedAtMs > this.config.tombstoneTimeoutMs) {
         this.entries.delete(key);
-        this.metrics.tombstones.remove({ key });
+        if (this.tombstoneKeys.delete(key)) this.metrics.tombstones.remove({ key });
         swept++;
       }
     }

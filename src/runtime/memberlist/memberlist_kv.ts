@@ -126,15 +126,30 @@ export class MemberlistKV implements MemberlistKVSource {
     const { clock, config } = { clock: this.deps.clock, config: this.config };
     if (config.tombstoneTimeoutMs > 0)
       this.sweepTimer = clock.every(TOMBSTONE_SWEEP_INTERVAL_MS, () => this.store.sweep());
-    if (config.rejoinIntervalMs > 0 && config.joinMembers.length > 0)
-      this.rejoinTimer = clock.every(config.rejoinIntervalMs, async () => {
+    if (config.rejoinIntervalMs > 0 && config.joinMembers.length > 0) {
+      const rejoin = async (): Promise<void> => {
         const { reached, errors } = await this.gossiper.join(config.joinMembers);
         if (reached > 0) this.deps.logger.info('memberlist: re-joined the cluster', { reached });
         else
           this.deps.logger.warn('memberlist: re-joining the cluster failed', {
             errors: errors.join('; '),
           });
+      };
+      // Cortex: the first rejoin at a random point of the interval, then every interval.
+      const first = this.deps.random.stream('memberlist').int(config.rejoinIntervalMs);
+      let periodic: { cancel(): void } | undefined;
+      const initial = clock.setTimer(first, () => {
+        void rejoin().finally(() => {
+          if (this.phase === 'running') periodic = clock.every(config.rejoinIntervalMs, rejoin);
+        });
       });
+      this.rejoinTimer = {
+        cancel: () => {
+          initial.cancel();
+          periodic?.cancel();
+        },
+      };
+    }
     if (config.joinMembers.length > 0 && signal?.aborted !== true) {
       const { reached, errors } = await this.gossiper.join(config.joinMembers);
       this.joinedMembers = reached;

@@ -99,11 +99,7 @@ export {
   type WriteBlockDeps,
   type WriteBlockOptions,
 } from './block_writer.js';
-export {
-  SeriesChunkCutter,
-  type ChunkCutterOptions,
-  type CutSeries,
-} from './chunk_cutter.js';
+export { SeriesChunkCutter, type ChunkCutterOptions, type CutSeries } from './chunk_cutter.js';
 export {
   StreamingBlockWriter,
   type StreamingBlockWriterDeps,
