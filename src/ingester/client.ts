@@ -10,7 +10,7 @@ import {
 import type { Labels } from '../model/index.js';
 import type { Transport } from '../runtime/index.js';
 import { PROTOBUF_CONTENT_TYPE, jsonBody, parseJsonBody } from '../runtime/index.js';
-import type { PushSource } from './tenant_dbs.js';
+import type { PushSource } from './push_types.js';
 import {
   INGESTER_ALL_USER_STATS,
   INGESTER_LABEL_NAMES,

@@ -24,7 +24,7 @@ import {
   recordingBucket,
   type RecordingBucket,
 } from './shipper_harness.testing.js';
-import type { PushSeries } from './tenant_dbs.js';
+import type { PushSeries } from './push_types.js';
 import { REMOVED_TENANT_DIR_PREFIX } from './tenant_removal.js';
 import { toWireMatchers } from './wire.js';
 

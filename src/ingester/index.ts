@@ -51,6 +51,12 @@ export {
   TenantDBs,
   tenantDBsConfigFrom,
   tenantDirProblem,
+  type TenantDBsConfig,
+  type TenantDBsDeps,
+  type TenantLimits,
+  type TenantStats,
+} from './tenant_dbs.js';
+export {
   pushSampleCount,
   type PushRejection,
   type PushResult,
@@ -59,11 +65,7 @@ export {
   type PushSeriesColumns,
   type PushSeriesSamples,
   type PushSource,
-  type TenantDBsConfig,
-  type TenantDBsDeps,
-  type TenantLimits,
-  type TenantStats,
-} from './tenant_dbs.js';
+} from './push_types.js';
 export {
   TransportIngesterClient,
   encodePushBatch,

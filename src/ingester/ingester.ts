@@ -24,11 +24,13 @@ import { SeriesLimitError } from './errors.js';
 import { registerMetrics, type IngesterMetrics } from './ingester_metrics.js';
 import { registerIngesterRpc } from './ingester_rpc.js';
 import {
-  TenantDBs,
   pushSampleCount,
   type PushResult,
   type PushSeries,
   type PushSource,
+} from './push_types.js';
+import {
+  TenantDBs,
   type TenantDBsConfig,
   type TenantLimits,
   type TenantStats,

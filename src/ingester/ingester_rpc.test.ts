@@ -8,7 +8,7 @@ import {
 } from '../distributor/index.js';
 import type { Labels } from '../model/index.js';
 import { toPushSeries } from './ingester_rpc.js';
-import { pushSampleCount } from './tenant_dbs.js';
+import { pushSampleCount } from './push_types.js';
 
 describe('toPushSeries and the distributor label cache', () => {
   const body = encodeWriteRequest(

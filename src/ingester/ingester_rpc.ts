@@ -19,7 +19,7 @@ import {
 } from '../runtime/index.js';
 import { HttpError } from '../server/index.js';
 import type { Ingester } from './ingester.js';
-import type { PushSeries, PushSource } from './tenant_dbs.js';
+import type { PushSeries, PushSource } from './push_types.js';
 import type { PushBatch } from './client.js';
 import { jsonRequest, numberField, rpcTenant } from './rpc_request.js';
 import {

@@ -3,7 +3,7 @@
 // cannot be lost on a network); everything else goes through the given client.
 import type { MetricMetadata } from '../distributor/index.js';
 import type { Labels } from '../model/index.js';
-import type { PushSource } from './tenant_dbs.js';
+import type { PushSource } from './push_types.js';
 import type { IngesterCallOptions, IngesterClient, PushBatch } from './client.js';
 import type { Ingester } from './ingester.js';
 import { pushBatch } from './ingester_rpc.js';

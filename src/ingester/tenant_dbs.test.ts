@@ -6,13 +6,8 @@ import { ValueType } from '../tsdb/index.js';
 import { DiskFileSystem } from '../../sim/testing/index.js';
 import { SeriesLimitError } from './errors.js';
 import type { BlockShipState } from './shipping.js';
-import {
-  TenantDBs,
-  type PushSeries,
-  type PushSeriesSamples,
-  type TenantDBsConfig,
-  type TenantLimits,
-} from './tenant_dbs.js';
+import { TenantDBs, type TenantDBsConfig, type TenantLimits } from './tenant_dbs.js';
+import type { PushSeries, PushSeriesSamples } from './push_types.js';
 
 const HOUR = 3_600_000;
 const START = 1_700_000_000_000;
