@@ -1,8 +1,9 @@
 /**
  * Benchmarks behind `strata bench` (npm run bench): bytes per sample side by side with
  * promtool, append and iterate cost, head memory per series, remote-write load against
- * Strata's single binary next to Prometheus's receiver, and the long-term read path (one
- * series over 24h through a store-gateway vs an ingester's TSDB); printed as markdown tables for
+ * Strata's single binary next to Prometheus's receiver, the long-term read path (one series
+ * over 24h through a store-gateway vs an ingester's TSDB) and compaction (three replicas of a
+ * 2h block merged by the compactor); printed as markdown tables for
  * docs/benchmarks.md. Benchmarks use real time, real disk and child processes;
  * they must never run as timed tests or be imported by production modules other than the CLI.
  */
@@ -10,6 +11,8 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { runBytesBench, type BytesResult } from './bytes_bench.js';
+import { runCompactionBench, type CompactionOptions } from './compaction_bench.js';
+import { compactionFailed, compactionTable } from './compaction_table.js';
 import {
   defaultLongTermBuckets,
   LT_BUCKET_KINDS,
@@ -47,6 +50,7 @@ export const BENCH_NAMES = [
   'memory',
   'remote-write',
   'long-term',
+  'compaction',
 ] as const;
 export type BenchName = (typeof BENCH_NAMES)[number];
 
@@ -72,6 +76,11 @@ long-term (one series over 24h through a store-gateway vs an ingester's TSDB):
   --lt-runs=R        timed queries per path after 2 warm-ups (default 20; --quick 5)
   --lt-buckets=LIST  filesystem,minio (default filesystem, plus minio when its binary is in
                      ~/.cache/strata-services/bin)
+
+compaction (3 replicas of a 2h block merged by one compactor run over a filesystem bucket):
+  --compact-series=N   series per block (default 100000; --quick 10000)
+  --compact-samples=M  samples per series at 15s (default ${SAMPLES_PER_2H_BLOCK}: 2h)
+  --compact-verify     also read the output back and compare every sample (slow)
 `;
 
 export interface BenchOptions {
@@ -82,6 +91,7 @@ export interface BenchOptions {
   memorySeries: number;
   remoteWrite: Omit<RemoteWriteOptions, 'progress'>;
   longTerm: Omit<LongTermOptions, 'progress'>;
+  compaction: Omit<CompactionOptions, 'progress'>;
 }
 
 /** Append target of issue 3: 2M samples/s on one core into an existing series set. */
@@ -107,6 +117,9 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
   let ltBlocks: number | undefined;
   let ltRuns: number | undefined;
   let ltBuckets: LongTermBucketKind[] | undefined;
+  let compactSeries: number | undefined;
+  let compactSamples: number | undefined;
+  let compactVerify = false;
   for (const arg of argv) {
     const [flag, value] = arg.replace(/^--?/, '').split('=', 2) as [string, string | undefined];
     switch (flag) {
@@ -180,6 +193,18 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
           return v as LongTermBucketKind;
         });
         break;
+      case 'compact-series':
+        compactSeries = positiveInt(arg, value);
+        break;
+      case 'compact-verify':
+        compactVerify = true;
+        break;
+      case 'compact-samples':
+        compactSamples = positiveInt(arg, value);
+        if (compactSamples > SAMPLES_PER_2H_BLOCK) {
+          throw new Error(`${arg}: at most ${SAMPLES_PER_2H_BLOCK} (2h at 15s)`);
+        }
+        break;
       default:
         throw new Error(`unknown bench flag "${arg}"`);
     }
@@ -206,6 +231,11 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
       blocks: ltBlocks ?? (quick ? 4 : 12),
       runs: ltRuns ?? (quick ? 5 : 20),
       buckets: ltBuckets ?? defaultLongTermBuckets(),
+    },
+    compaction: {
+      series: compactSeries ?? (quick ? 10_000 : 100_000),
+      samples: compactSamples ?? SAMPLES_PER_2H_BLOCK,
+      verifySamples: compactVerify,
     },
   };
 }
@@ -290,6 +320,17 @@ export async function runBenchCommand(argv: readonly string[], io: BenchIO): Pro
     });
     io.stdout(longTermTable(result));
     failed ||= result.mismatches.length > 0;
+  }
+  if (opts.only.has('compaction')) {
+    const result = await runCompactionBench({
+      ...opts.compaction,
+      progress: (line) => io.stderr(`${line}\n`),
+    });
+    io.stdout(compactionTable(result));
+    for (const c of result.checks) {
+      if (!c.ok) io.stderr(`compaction: CHECK FAILED: ${c.name}: ${c.detail}\n`);
+    }
+    failed ||= compactionFailed(result);
   }
   return failed ? 1 : 0;
 }

@@ -214,6 +214,12 @@ export class StrataServer {
     }
   }
 
+  /** SIGKILL: no shutdown path runs; resolves with the exit code or signal. */
+  async kill(): Promise<number | string> {
+    if (this.running()) this.proc.kill('SIGKILL');
+    return this.exited;
+  }
+
   /** Starts the stopped process again: same arguments, ports, directory and environment. */
   restart(): void {
     if (this.running()) throw new Error(`${this.name} is still running`);

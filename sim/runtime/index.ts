@@ -18,6 +18,7 @@ export {
   SimBucket,
   SimObjectStore,
   type ObjectStoreEvent,
+  type UploadListener,
   type SimObjectStoreConfig,
   type ThrottleLimit,
 } from './sim_bucket.js';

@@ -37,10 +37,18 @@ export interface ObjectStoreEvent {
   existed: boolean;
   /** The uploaded bytes, kept for small documents only (see KEEP_CONTENT). */
   content?: Uint8Array;
+  /** The node whose client made the call (absent for calls made outside any node). */
+  by?: string;
 }
 
-/** Objects whose content the history keeps: markers and other small JSON documents. */
-const KEEP_CONTENT = /(?:^|\/)[^/]*mark\.json$/;
+/**
+ * Objects whose content the history keeps: markers, blocks' meta.json and the bucket index
+ * (small documents the checks read: compaction sources, what the cleaner indexed).
+ */
+const KEEP_CONTENT = /(?:^|\/)(?:[^/]*mark\.json|meta\.json|bucket-index\.json\.gz)$/;
+
+/** Called after the store applied an upload (the fault schedule's crash-on-upload triggers). */
+export type UploadListener = (e: ObjectStoreEvent) => void;
 
 /**
  * The shared object store of a simulated cluster: a MemoryBucket plus the store-side
@@ -53,6 +61,7 @@ export class SimObjectStore {
   /** Objects created recently and not yet listable: name → virtual time they become listable. */
   private readonly listableAt = new Map<string, number>();
   private readonly events: ObjectStoreEvent[] = [];
+  private readonly uploadListeners = new Set<UploadListener>();
   private tokens: number;
   private tokensAt: number;
   private throttled = 0;
@@ -75,6 +84,12 @@ export class SimObjectStore {
   /** Every upload and delete so far, in the order the store applied them. */
   get history(): readonly ObjectStoreEvent[] {
     return this.events;
+  }
+
+  /** Calls `listener` after every upload until the returned function is called. */
+  onUpload(listener: UploadListener): () => void {
+    this.uploadListeners.add(listener);
+    return () => this.uploadListeners.delete(listener);
   }
 
   /**
@@ -104,27 +119,36 @@ export class SimObjectStore {
     this.tokens -= 1;
   }
 
-  async upload(name: string, data: Uint8Array): Promise<void> {
+  async upload(name: string, data: Uint8Array, by?: string): Promise<void> {
     const existed = await this.memory.exists(name);
     await this.memory.upload(name, data);
     const at = this.deps.clock.now();
     if (!existed && this.config.listDelayMs > 0)
       this.listableAt.set(name, at + this.config.listDelayMs);
-    this.events.push({
+    const event: ObjectStoreEvent = {
       at,
       op: 'upload',
       name,
       existed,
       ...(KEEP_CONTENT.test(name) ? { content: data } : {}),
-    });
+      ...(by === undefined ? {} : { by }),
+    };
+    this.events.push(event);
+    for (const listener of [...this.uploadListeners]) listener(event);
   }
 
   /** Deleting a missing object succeeds (the Bucket contract; S3 answers 204 either way). */
-  async delete(name: string): Promise<void> {
+  async delete(name: string, by?: string): Promise<void> {
     const existed = await this.memory.exists(name);
     await this.memory.delete(name);
     this.listableAt.delete(name);
-    this.events.push({ at: this.deps.clock.now(), op: 'delete', name, existed });
+    this.events.push({
+      at: this.deps.clock.now(),
+      op: 'delete',
+      name,
+      existed,
+      ...(by === undefined ? {} : { by }),
+    });
   }
 
   /** The listing as of now: objects still inside their list delay are left out. */
@@ -154,6 +178,8 @@ export class SimBucket implements Bucket {
   constructor(
     private readonly store: SimObjectStore,
     private readonly link: ServiceLink,
+    /** The calling node, recorded in the store's history. */
+    private readonly node?: string,
   ) {
     this.name = `sim:${store.config.name}`;
   }
@@ -180,13 +206,13 @@ export class SimBucket implements Bucket {
     return this.call(
       'upload',
       `${name} ${copy.length}B`,
-      () => this.store.upload(name, copy),
+      () => this.store.upload(name, copy, this.node),
       name,
     );
   }
 
   delete(name: string): Promise<void> {
-    return this.call('delete', name, () => this.store.delete(name));
+    return this.call('delete', name, () => this.store.delete(name, this.node));
   }
 
   list(dir: string, opts?: { recursive?: boolean }): Promise<string[]> {

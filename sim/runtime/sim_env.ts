@@ -95,6 +95,7 @@ export function createSimNodeEnv(services: SimServices, opts: SimNodeEnvOptions)
         return new SimBucket(
           services.objectStore(spec),
           link(OBJECT_STORE_SERVICE, 'bucket', config.objectStore),
+          owner.node,
         );
       },
     },

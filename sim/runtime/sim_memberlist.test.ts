@@ -236,13 +236,9 @@ function isExpectedRing(ring: RingDesc): boolean {
 }
 
 describe('memberlist KV in the simulator', () => {
-  it('a short partition (nobody declared dead): gossip and push/pull converge within seconds of the heal', async () => {
-    const run = await runPartition({
-      seed: 'ml-short',
-      partitionMs: 15_000,
-      config: {},
-      runForMs: 60_000,
-    });
+  it('a short partition (nobody declared dead): gossip and push/pull converge within seconds of the heal; replays exactly', async () => {
+    const short = { seed: 'ml-short', partitionMs: 15_000, config: {}, runForMs: 60_000 };
+    const run = await runPartition(short);
     expect(run.errors).toEqual([]);
     // Nobody was declared dead: members only suspected across the cut.
     expect(run.atHeal.some((line) => line.includes('=dead'))).toBe(false);
@@ -253,6 +249,9 @@ describe('memberlist KV in the simulator', () => {
     expect(run.convergedAfterMs!).toBeLessThanOrEqual(45_000);
     expect(run.membersAfterMs!).toBeLessThanOrEqual(45_000);
     expect(Object.keys(run.ring.ingesters)).toHaveLength(11);
+    const again = await runPartition(short);
+    expect(again.trace).toBe(run.trace);
+    expect(again.convergedAfterMs).toBe(run.convergedAfterMs);
   });
 
   it('a long partition (each side declares the other dead and forgets it): rejoin heals the split; replays exactly', async () => {

@@ -44,6 +44,7 @@ function bucketFor(w: TestWorld, node: string): Bucket {
   return new SimBucket(
     w.services.objectStore({ backend: 'inmemory' }),
     link(w, node, OBJECT_STORE_SERVICE, 'bucket', w.services.config.objectStore),
+    node,
   );
 }
 
@@ -190,6 +191,22 @@ describe('simulated object store', () => {
     expect(history[0]!.content).toBeUndefined();
     expect(dec.decode(history[1]!.content)).toBe('{"id":"B"}');
     expect(history[1]!.at).toBeGreaterThan(history[0]!.at);
+    // Who made each change, for checks that attribute writes to nodes.
+    expect(history.map((e) => e.by)).toEqual(['n', 'n', 'n', 'n']);
+  });
+
+  it('tells upload listeners about each upload until they unsubscribe', async () => {
+    const w = createTestWorld();
+    const bucket = bucketFor(w, 'n');
+    const seen: string[] = [];
+    const store = w.services.objectStore({ backend: 'inmemory' });
+    const off = store.onUpload((e) => seen.push(`${e.by}:${e.name}`));
+    await sim(w, () => bucket.upload('t/B/meta.json', enc.encode('{}')));
+    off();
+    await sim(w, () => bucket.upload('t/C/meta.json', enc.encode('{}')));
+    expect(seen).toEqual(['n:t/B/meta.json']);
+    // meta.json content is kept (compaction sources are read from it).
+    expect(dec.decode(store.history[0]!.content)).toBe('{}');
   });
 
   it("is 'unavailable' from a node partitioned from it, and for that node only", async () => {

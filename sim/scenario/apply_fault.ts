@@ -1,5 +1,5 @@
 import type { SimCluster } from '../cluster/index.js';
-import { OBJECT_STORE_SERVICE, type SimServices } from '../runtime/index.js';
+import { OBJECT_STORE_SERVICE, type SimServices, type UploadListener } from '../runtime/index.js';
 import type { FaultAction } from './scenario_types.js';
 
 /** Applies one fault to the cluster and its shared services (inside a kernel event). */
@@ -56,5 +56,39 @@ export function applyFault(action: FaultAction, cluster: SimCluster, services: S
     case 'objstore_throttle':
       services.throttleObjectStores(action.limit);
       return;
+    case 'crash_mid_block_upload':
+      armCrashMidBlockUpload(action.nodes, action.nth, cluster, services);
+      return;
   }
+}
+
+/** `<tenant>/<block>/index`: uploaded after a block's chunks and before its meta.json. */
+const BLOCK_INDEX = /^[^/]+\/[0-9A-HJKMNP-TV-Z]{26}\/index$/;
+
+/**
+ * Counts the uploads of block indexes by `nodes` in every object store; at the `nth` the
+ * uploader crashes (in a kernel event of its own, right after the store applied the upload,
+ * so the node never hears the answer and never uploads the meta.json).
+ */
+function armCrashMidBlockUpload(
+  nodes: readonly string[],
+  nth: number,
+  cluster: SimCluster,
+  services: SimServices,
+): void {
+  let seen = 0;
+  const offs: (() => void)[] = [];
+  const listener: UploadListener = (e) => {
+    const node = e.by;
+    if (node === undefined || !nodes.includes(node) || !BLOCK_INDEX.test(e.name)) return;
+    if (++seen < nth) return;
+    for (const off of offs) off();
+    services.kernel.at(
+      services.kernel.now(),
+      { kind: 'fault.crash_mid_block_upload.fired', detail: `${node} after uploading ${e.name}` },
+      () => cluster.crash(node),
+    );
+  };
+  // Stores are created when a node first opens them; the blocks bucket exists by now.
+  for (const store of services.allObjectStores()) offs.push(store.onUpload(listener));
 }

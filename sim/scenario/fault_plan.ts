@@ -93,6 +93,7 @@ function faultsLeftActive(faults: readonly ScheduledFault[]): string[] {
         break;
       case 'clock_skew':
       case 'cache_wipe':
+      case 'crash_mid_block_upload':
         break;
     }
   }
@@ -268,5 +269,13 @@ export function describeFaultAction(a: FaultAction): string {
       return a.limit === undefined
         ? 'object store throttling back to normal'
         : `object store throttled to ${a.limit.opsPerSecond} ops/s burst ${a.limit.burst}`;
+    case 'crash_mid_block_upload':
+      return `crash whichever of ${a.nodes.join(', ')} makes the ${ordinal(a.nth)} block upload from now on, in its middle (after the index, before meta.json)`;
   }
+}
+
+function ordinal(n: number): string {
+  const tens = n % 100;
+  if (tens >= 11 && tens <= 13) return `${n}th`;
+  return `${n}${['th', 'st', 'nd', 'rd'][n % 10] ?? 'th'}`;
 }

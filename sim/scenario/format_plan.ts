@@ -17,7 +17,7 @@ export function formatPlan(
   const lines = [
     `scenario ${scenario.name} (${scenario.source})${scenario.description === '' ? '' : `: ${scenario.description.trim()}`}`,
     `seed ${seed} | epoch ${new Date(scenario.epochMs).toISOString()} | duration ${formatDuration(durationMs)}`,
-    `topology: ${scenario.nodes.map((n) => `${n.name} runs ${n.run}${n.clockSkewMs === 0 ? '' : ` (clock skew ${n.clockSkewMs}ms)`}`).join('; ')}`,
+    `topology: ${scenario.nodes.map((n) => `${n.name} runs ${n.run}${n.clockSkewMs === 0 ? '' : ` (clock skew ${n.clockSkewMs}ms)`}${n.startAtMs === 0 ? '' : ` (starts at +${formatDuration(n.startAtMs)})`}`).join('; ')}`,
     ...formatRuntime(r),
     `random faults: ${formatRandomFaults(scenario.faults)}`,
   ];

@@ -114,7 +114,7 @@ function parseTopology(value: unknown): NodeTopology[] {
   const seen = new Set<string>();
   return list.map((raw, i) => {
     const where = `topology.nodes[${i}]`;
-    const n = readObject(raw, where, ['name', 'run', 'clock_skew']);
+    const n = readObject(raw, where, ['name', 'run', 'clock_skew', 'start_at']);
     const name = readString(n.name, `${where}.name`);
     if (!/^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(name))
       throw new ScenarioError(`${where}.name: invalid node name ${JSON.stringify(name)}`);
@@ -126,6 +126,7 @@ function parseTopology(value: unknown): NodeTopology[] {
       name,
       run: readString(n.run, `${where}.run`),
       clockSkewMs: readSignedDuration(n.clock_skew, `${where}.clock_skew`),
+      startAtMs: readDuration(n.start_at, `${where}.start_at`, 0),
     };
   });
 }

@@ -38,6 +38,7 @@ const SCHEDULE_ACTIONS = [
   'service_up',
   'objstore_errors',
   'objstore_throttle',
+  'crash_mid_block_upload',
 ] as const;
 
 export function parseSchedule(value: unknown, nodes: ReadonlySet<string>): ScheduledFault[] {
@@ -146,6 +147,18 @@ function parseAction(
     case 'objstore_errors':
       // A probability: the object store's injected error rate from now on (0 ends a burst).
       return { kind, rate: readProbability(v, where, 0) };
+    case 'crash_mid_block_upload': {
+      const o = readObject(v, where, ['nodes', 'nth']);
+      const nodes = readStringList(o.nodes, `${where}.nodes`).map((n, i) =>
+        node(n, `${where}.nodes[${i}]`),
+      );
+      if (nodes.length === 0) throw new ScenarioError(`${where}.nodes: at least one node`);
+      return {
+        kind,
+        nodes,
+        nth: readNumber(o.nth, `${where}.nth`, 1, { min: 1, integer: true }),
+      };
+    }
     case 'objstore_throttle': {
       if (v === 'off') return { kind };
       const o = readObject(v, where, ['ops_per_second', 'burst']);

@@ -19,7 +19,7 @@ import { applyFault } from './apply_fault.js';
 import { describeFaultAction, resolveFaultPlan, type FaultPlan } from './fault_plan.js';
 import { formatPlan } from './format_plan.js';
 import type { SimReport } from './report.js';
-import type { Scenario } from './scenario_types.js';
+import type { FaultAction, Scenario } from './scenario_types.js';
 
 export interface RunScenarioOptions {
   /** Overrides the scenario's duration (the CLI's --duration). */
@@ -79,20 +79,31 @@ export async function runScenario(
     epochMs: scenario.epochMs,
     endMs,
     quietAtMs: scenario.epochMs + plan.quietAtMs,
-    nodeEvents: nodeEvents(plan, scenario.epochMs),
+    nodeEvents: nodeEvents(plan, scenario),
+    faultEvents: plan.faults.map((f) => ({
+      at: scenario.epochMs + f.atMs,
+      kind: f.action.kind,
+      names: namesOf(f.action),
+    })),
     random: random.stream('workload'),
     nodesByRole,
   });
   for (const n of scenario.nodes)
     cluster.addNode(n.name, run.factoryFor(n.run), { skewMs: n.clockSkewMs });
 
+  const atStart = scenario.nodes.filter((n) => n.startAtMs === 0);
   kernel.at(
     scenario.epochMs,
-    { kind: 'cluster.start', detail: scenario.nodes.map((n) => n.name).join(',') },
+    { kind: 'cluster.start', detail: atStart.map((n) => n.name).join(',') },
     () => {
-      for (const n of scenario.nodes) cluster.start(n.name);
+      for (const n of atStart) cluster.start(n.name);
     },
   );
+  // Nodes that join later (scaling out): their first start, like a scheduled `start`.
+  for (const n of scenario.nodes.filter((n) => n.startAtMs > 0))
+    kernel.at(scenario.epochMs + n.startAtMs, { kind: 'node.first_start', detail: n.name }, () => {
+      if (cluster.node(n.name).state === 'down') cluster.start(n.name);
+    });
   for (const f of plan.faults) {
     kernel.at(
       scenario.epochMs + f.atMs,
@@ -138,9 +149,12 @@ export async function runScenario(
   };
 }
 
-/** The plan's node lifecycle events, at absolute times. */
-function nodeEvents(plan: FaultPlan, epochMs: number): NodeLifecycleEvent[] {
-  const out: NodeLifecycleEvent[] = [];
+/** The plan's node lifecycle events (and late first starts), at absolute times, in time order. */
+function nodeEvents(plan: FaultPlan, scenario: Scenario): NodeLifecycleEvent[] {
+  const { epochMs } = scenario;
+  const out: NodeLifecycleEvent[] = scenario.nodes
+    .filter((n) => n.startAtMs > 0)
+    .map((n) => ({ at: epochMs + n.startAtMs, node: n.name, kind: 'start' as const }));
   for (const f of plan.faults) {
     const a = f.action;
     switch (a.kind) {
@@ -155,7 +169,8 @@ function nodeEvents(plan: FaultPlan, epochMs: number): NodeLifecycleEvent[] {
         break;
     }
   }
-  return out;
+  // Stable: events at the same time keep their order (late starts first).
+  return out.map((e, i) => ({ e, i })).sort((a, b) => a.e.at - b.e.at || a.i - b.i).map(({ e }) => e);
 }
 
 function judge(
@@ -173,6 +188,30 @@ function judge(
       verdict: 'fail',
       detail: `check could not be evaluated: ${(err as Error).message}`,
     };
+  }
+}
+
+/** The nodes and services a fault names. */
+function namesOf(a: FaultAction): string[] {
+  switch (a.kind) {
+    case 'partition':
+      return a.groups.flat();
+    case 'partition_one_way':
+      return [a.from, a.to];
+    case 'crash':
+    case 'power_loss':
+    case 'restart':
+    case 'stop':
+    case 'start':
+    case 'clock_skew':
+      return [a.node];
+    case 'crash_mid_block_upload':
+      return [...a.nodes];
+    case 'service_down':
+    case 'service_up':
+      return [a.service];
+    default:
+      return [];
   }
 }
 

@@ -25,7 +25,13 @@ export type FaultAction =
   /** The object store's injected error rate from now on; 0 ends the burst (so does heal). */
   | { kind: 'objstore_errors'; rate: number }
   /** Object stores throttle at `limit`; without it, back to the configured rate (and on heal). */
-  | { kind: 'objstore_throttle'; limit?: ThrottleLimit };
+  | { kind: 'objstore_throttle'; limit?: ThrottleLimit }
+  /**
+   * Arms a crash in the middle of the `nth` block upload from now on by any of `nodes`: the
+   * uploader crashes right after the store applied the block's `index` (its chunks are in,
+   * its meta.json is not), so the block is left partial. Disarmed when it fires.
+   */
+  | { kind: 'crash_mid_block_upload'; nodes: string[]; nth: number };
 
 export interface ScheduledFault {
   /** Milliseconds after the scenario epoch. */
@@ -40,6 +46,8 @@ export interface NodeTopology {
   /** The workload role this node runs (e.g. `sender`). */
   run: string;
   clockSkewMs: number;
+  /** When the node first starts (ms after the epoch; 0: with the cluster). */
+  startAtMs: number;
 }
 
 /** Rates of randomly generated faults (per minute of virtual time), drawn from the `faults` stream. */

@@ -12,6 +12,7 @@ export type {
   CheckResult,
   CheckSpec,
   NodeLifecycleEvent,
+  ScheduledFaultEvent,
   WorkloadContext,
   WorkloadDefinition,
   WorkloadRun,

@@ -22,6 +22,17 @@ export interface NodeLifecycleEvent {
   kind: 'crash' | 'power_loss' | 'restart' | 'stop' | 'start';
 }
 
+/**
+ * A fault of the resolved schedule, as workloads see it: its kind (`partition`, `heal`,
+ * `crash`, …) and the nodes or services it names (none for `heal`).
+ */
+export interface ScheduledFaultEvent {
+  /** Absolute virtual time. */
+  at: number;
+  kind: string;
+  names: readonly string[];
+}
+
 /** What a workload sees of the simulation it runs in. */
 export interface WorkloadContext {
   kernel: SimKernel;
@@ -37,6 +48,8 @@ export interface WorkloadContext {
    * before the run, like the schedule itself (a reference model may depend on them).
    */
   nodeEvents: readonly NodeLifecycleEvent[];
+  /** Every fault of the resolved schedule, in time order (partitions and heals included). */
+  faultEvents: readonly ScheduledFaultEvent[];
   /** The `workload` stream, for workload decisions drawn at random (which tenant, which query). */
   random: RandomStream;
   /** Node names by the role they run. */

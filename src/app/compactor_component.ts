@@ -4,7 +4,12 @@
  * tenant or, with sharding, the tenants the compactor ring gives it; its ring page at
  * `/compactor/ring`.
  */
-import { COMPACTOR_RING_KEY, COMPACTOR_RING_NUM_TOKENS, Compactor } from '../compactor/index.js';
+import {
+  COMPACTOR_RING_KEY,
+  COMPACTOR_RING_NUM_TOKENS,
+  Compactor,
+  type CompactorShardingStrategy,
+} from '../compactor/index.js';
 import type { Service } from '../services/index.js';
 import { openComponentBucket, withClosedBucket } from './bucket.js';
 import type { StrataContext } from './context.js';
@@ -21,6 +26,7 @@ export function compactorService(ctx: StrataContext): Service {
       dataDir: c.data_dir,
       cleanupIntervalMs: c.cleanup_interval,
       cleanupConcurrency: c.cleanup_concurrency,
+      partialBlockDeletionDelayMs: c.partial_block_deletion_delay,
       deletionDelayMs: c.deletion_delay,
       tenantCleanupDelayMs: c.tenant_cleanup_delay,
       compaction: {
@@ -34,12 +40,18 @@ export function compactorService(ctx: StrataContext): Service {
         skipBlocksWithOutOfOrderChunksEnabled: c.skip_blocks_with_out_of_order_chunks_enabled,
       },
       shardingEnabled: c.sharding_enabled,
+      shardingStrategy: c.sharding_strategy as CompactorShardingStrategy,
+      blockVisitMarkerTimeoutMs: c.block_visit_marker_timeout,
+      blockVisitMarkerFileUpdateIntervalMs: c.block_visit_marker_file_update_interval,
       ring: {
         instanceId: c.sharding_ring.instance_id === '' ? env.nodeName : c.sharding_ring.instance_id,
         instanceAddr: c.sharding_ring.instance_addr,
         heartbeatPeriodMs: c.sharding_ring.heartbeat_period,
         heartbeatTimeoutMs: c.sharding_ring.heartbeat_timeout,
         numTokens: COMPACTOR_RING_NUM_TOKENS,
+        autoForgetDelayMs: c.sharding_ring.auto_forget_delay,
+        waitStabilityMinDurationMs: c.sharding_ring.wait_stability_min_duration,
+        waitStabilityMaxDurationMs: c.sharding_ring.wait_stability_max_duration,
       },
     },
     {
@@ -52,6 +64,7 @@ export function compactorService(ctx: StrataContext): Service {
       address: () => env.transport.address,
       // Read per cleanup, so a runtime-config reload applies at the next one.
       retentionPeriodMs: (tenant) => overrides.compactorBlocksRetentionPeriod(tenant),
+      tenantShardSize: (tenant) => overrides.compactorTenantShardSize(tenant),
       ...(c.sharding_enabled ? { kv: deferredKV(ctx, 'compactor') } : {}),
     },
   );

@@ -9,7 +9,7 @@ import type { Overrides, RuntimeConfigManager } from '../overrides/index.js';
 import type { BuildInfo } from '../api/index.js';
 import type { Ingester, IngesterClient } from '../ingester/index.js';
 import type { Ring } from '../ring/index.js';
-import type { Env, KV } from '../runtime/index.js';
+import type { Env, KV, MemberlistKV } from '../runtime/index.js';
 import type { StoreGateway } from '../storegateway/index.js';
 import type { ConfigRenderMode, HttpServer, ModuleStatus, Profiler } from '../server/index.js';
 
@@ -54,6 +54,8 @@ export class StrataContext {
   runtimeConfig: RuntimeConfigManager | undefined;
   overrides: Overrides | undefined;
   rings: RingKVClients | undefined;
+  /** The process's memberlist KV, while the `ring` module runs one (some ring store is memberlist). */
+  memberlistKV: MemberlistKV | undefined;
   /** The ingester ring client, running while the `ring` module runs (when a user of it runs here). */
   ingesterRing: Ring | undefined;
   /** The distributor ring client, running while the `ring` module runs (when a distributor runs here). */

@@ -1,14 +1,13 @@
 /**
  * Wiring of the memberlist KV (Cortex's `memberlist-kv` module): one `MemberlistKV` per
  * process, created when some ring's kvstore uses `memberlist`, knowing the codecs of every
- * value this process may gossip (the ring descriptor and the HA tracker's replica), run as a
- * service the ring users depend on, and handed to the KV providers through the spec.
+ * value this process may gossip (the ring descriptor and the HA tracker's replica), and
+ * handed to the KV providers through the spec. The `ring` module runs it (ring_kv.ts).
  */
 import type { Config, KVStoreConfig, MemberlistConfig } from '../config/index.js';
 import { HA_REPLICA_CODEC_ID, HA_REPLICA_MERGE_CODEC } from '../distributor/index.js';
 import { RING_CODEC_ID, RING_MERGE_CODEC } from '../ring/index.js';
 import { MemberlistKV, type Env, type KVSpec, type MemberlistKVConfig } from '../runtime/index.js';
-import { BasicService, type Service } from '../services/index.js';
 
 /** The runtime settings of the `memberlist` block (bind_addr/bind_port are not used: gossip rides the RPC port). */
 export function memberlistKVConfigFrom(c: MemberlistConfig): Partial<MemberlistKVConfig> {
@@ -47,20 +46,6 @@ export function newProcessMemberlistKV(config: Config, env: Env): MemberlistKV {
     registry: env.metrics,
     nodeName: env.nodeName,
     codecs: [RING_MERGE_CODEC, HA_REPLICA_MERGE_CODEC],
-  });
-}
-
-/**
- * The `memberlist-kv` service: starts gossiping (the RPC transport must listen: depend on the
- * server module) with one fast join; `running` retries the join and fails the service when
- * it cannot join and abort_if_cluster_join_fails is set; stopping leaves the cluster. Ring
- * users must stop before it, so their last ring updates (LEAVING, unregister) get gossiped.
- */
-export function memberlistKVService(kv: MemberlistKV): Service {
-  return new BasicService('memberlist-kv', {
-    starting: (signal) => kv.start(signal),
-    running: (signal) => kv.run(signal),
-    stopping: () => kv.stop(),
   });
 }
 

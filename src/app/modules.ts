@@ -16,6 +16,7 @@ import {
 import type { StrataContext } from './context.js';
 import type { ModuleDefinition } from './module_manager.js';
 import { placeholderService } from './placeholder.js';
+import { registerMemberlistPage } from './memberlist_page.js';
 import { INGESTER_RING_USERS, ringService } from './ring_kv.js';
 import { registerDistributorRingPage, registerIngesterRingPage } from './ring_client.js';
 import { BasicService, type Service } from '../services/index.js';
@@ -145,6 +146,8 @@ const ringModule: StrataModule = {
     if (INGESTER_RING_USERS.some((m) => ctx.modules().includes(m)))
       registerIngesterRingPage(http, ctx);
     if (ctx.modules().includes('distributor')) registerDistributorRingPage(http, ctx);
+    // Answers 503 unless some ring store of this process is memberlist.
+    registerMemberlistPage(http, { kv: () => ctx.memberlistKV, clock: ctx.env.clock });
     return Promise.resolve(ringService(ctx));
   },
 };

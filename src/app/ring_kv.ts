@@ -2,12 +2,22 @@
  * The `ring` module: opens the KV clients of the hash rings this process uses, from each
  * ring's `kvstore` configuration block (an unsupported store fails the start, naming the
  * block), runs the ingester ring client the distributor, ingester and querier share, and
- * keeps `multi` stores following the runtime config's `multi_kv_config`.
+ * keeps `multi` stores following the runtime config's `multi_kv_config`. When one of those
+ * blocks uses `memberlist`, the module also runs the process's one memberlist KV (Cortex's
+ * `memberlist-kv` module, folded in here like the rings): it joins the cluster before the
+ * rings open and leaves after they closed.
  */
-import type { KVStoreConfig } from '../config/index.js';
-import type { KV, KVSpec } from '../runtime/index.js';
+import type { Config, KVStoreConfig } from '../config/index.js';
+import type { KV, KVSpec, MemberlistKV } from '../runtime/index.js';
 import type { RingKVClients, StrataContext } from './context.js';
 import { BasicService, type Service } from '../services/index.js';
+import {
+  HA_TRACKER_VALUE_CODEC,
+  RING_VALUE_CODEC,
+  bindMemberlist,
+  kvStoreUsesMemberlist,
+  newProcessMemberlistKV,
+} from './memberlist_kv.js';
 import { distributorRingClient, followMultiKVConfig, ingesterRingClient } from './ring_client.js';
 
 /** Modules that use the ingester ring. */
@@ -19,10 +29,72 @@ export const INGESTER_RING_USERS: readonly string[] = [
 ];
 const STORE_GATEWAY_RING_USERS: readonly string[] = ['store-gateway', 'querier', 'ruler'];
 
+/** A `kvstore` block the ring module opens in this process. */
+export interface RingStore {
+  readonly slot: keyof RingKVClients;
+  /** The block's YAML path, for error messages. */
+  readonly block: string;
+  readonly kv: KVStoreConfig;
+  /** The merge codec of its values when it is gossiped (memberlist). */
+  readonly codec: string;
+}
+
+/**
+ * The KV stores of the rings (and the HA tracker) a module of this process uses: only those
+ * are opened, so e.g. a compactor does not need the ingester ring's store to be reachable.
+ */
+export function ringStoresInUse(config: Config, modules: readonly string[]): RingStore[] {
+  const stores: RingStore[] = [];
+  const add = (slot: keyof RingKVClients, block: string, kv: KVStoreConfig, codec: string) =>
+    stores.push({ slot, block, kv, codec });
+  if (INGESTER_RING_USERS.some((m) => modules.includes(m)))
+    add(
+      'ingester',
+      'ingester.lifecycler.ring.kvstore',
+      config.ingester.lifecycler.ring.kvstore,
+      RING_VALUE_CODEC,
+    );
+  // Distributors only need each other for the global ingestion rate limit (Cortex joins the
+  // distributor ring only then, too).
+  if (modules.includes('distributor') && config.limits.ingestion_rate_strategy === 'global')
+    add(
+      'distributor',
+      'distributor.ring.kvstore',
+      config.distributor.ring.kvstore,
+      RING_VALUE_CODEC,
+    );
+  if (config.distributor.ha_tracker.enable_ha_tracker && modules.includes('distributor'))
+    add(
+      'haTracker',
+      'distributor.ha_tracker.kvstore',
+      config.distributor.ha_tracker.kvstore,
+      HA_TRACKER_VALUE_CODEC,
+    );
+  if (
+    config.store_gateway.sharding_enabled &&
+    STORE_GATEWAY_RING_USERS.some((m) => modules.includes(m))
+  )
+    add(
+      'storeGateway',
+      'store_gateway.sharding_ring.kvstore',
+      config.store_gateway.sharding_ring.kvstore,
+      RING_VALUE_CODEC,
+    );
+  if (config.compactor.sharding_enabled && modules.includes('compactor'))
+    add(
+      'compactor',
+      'compactor.sharding_ring.kvstore',
+      config.compactor.sharding_ring.kvstore,
+      RING_VALUE_CODEC,
+    );
+  return stores;
+}
+
 export function ringService(ctx: StrataContext): Service {
   const { config, env } = ctx;
   const opened: KV[] = [];
   let unfollow = (): void => undefined;
+  let memberlist: MemberlistKV | undefined;
   const closeAll = async (): Promise<void> => {
     unfollow();
     const clients = [ctx.ingesterRing, ctx.distributorRing];
@@ -30,11 +102,19 @@ export function ringService(ctx: StrataContext): Service {
     ctx.distributorRing = undefined;
     await Promise.all(clients.map((ring) => ring?.stop() ?? Promise.resolve()));
     await Promise.all(opened.splice(0).map((kv) => kv.close()));
+    // Last: the rings' final updates (an unregistered instance) are gossiped before leaving.
+    await memberlist?.stop();
   };
-  const open = (kv: KVStoreConfig, block: string): KV => {
+  // Created in `starting` whenever a store in use is memberlist, before any is opened.
+  const processMemberlist = (): MemberlistKV => {
+    if (memberlist === undefined) throw new Error('this process runs no memberlist KV');
+    return memberlist;
+  };
+  const open = ({ kv, block, codec }: RingStore): KV => {
     let client: KV;
     try {
-      client = env.kvs.open(kvSpecFromConfig(kv, block), kv.prefix);
+      const spec = bindMemberlist(kvSpecFromConfig(kv, block), processMemberlist, codec);
+      client = env.kvs.open(spec, kv.prefix);
     } catch (err) {
       throw new Error(`${block}: ${err instanceof Error ? err.message : String(err)}`, {
         cause: err,
@@ -45,42 +125,16 @@ export function ringService(ctx: StrataContext): Service {
   };
   return new BasicService('ring', {
     starting: async (signal) => {
-      const modules = ctx.modules();
+      const stores = ringStoresInUse(config, ctx.modules());
       try {
+        if (stores.some((s) => kvStoreUsesMemberlist(s.kv))) {
+          memberlist = newProcessMemberlistKV(config, env);
+          ctx.memberlistKV = memberlist;
+          // Gossip rides the RPC transport, which the server module has started listening.
+          await memberlist.start(signal);
+        }
         const rings: { -readonly [K in keyof RingKVClients]: RingKVClients[K] } = {};
-        // Only rings a module of this process uses are opened, so e.g. a compactor does not
-        // need the ingester ring's store to be reachable.
-        if (INGESTER_RING_USERS.some((m) => modules.includes(m))) {
-          rings.ingester = open(
-            config.ingester.lifecycler.ring.kvstore,
-            'ingester.lifecycler.ring.kvstore',
-          );
-        }
-        // Distributors only need each other for the global ingestion rate limit (Cortex
-        // joins the distributor ring only then, too).
-        if (modules.includes('distributor') && config.limits.ingestion_rate_strategy === 'global')
-          rings.distributor = open(config.distributor.ring.kvstore, 'distributor.ring.kvstore');
-        if (config.distributor.ha_tracker.enable_ha_tracker && modules.includes('distributor')) {
-          rings.haTracker = open(
-            config.distributor.ha_tracker.kvstore,
-            'distributor.ha_tracker.kvstore',
-          );
-        }
-        if (
-          config.store_gateway.sharding_enabled &&
-          STORE_GATEWAY_RING_USERS.some((m) => modules.includes(m))
-        ) {
-          rings.storeGateway = open(
-            config.store_gateway.sharding_ring.kvstore,
-            'store_gateway.sharding_ring.kvstore',
-          );
-        }
-        if (config.compactor.sharding_enabled && modules.includes('compactor')) {
-          rings.compactor = open(
-            config.compactor.sharding_ring.kvstore,
-            'compactor.sharding_ring.kvstore',
-          );
-        }
+        for (const store of stores) rings[store.slot] = open(store);
         ctx.rings = rings;
         unfollow = followMultiKVConfig(ctx, opened);
         if (rings.ingester !== undefined) {
@@ -97,6 +151,15 @@ export function ringService(ctx: StrataContext): Service {
         await closeAll();
         throw err;
       }
+    },
+    // The memberlist KV retries joining here; when it cannot join and
+    // -memberlist.abort-if-join-fails is set, this fails the module (and the process), as in Cortex.
+    running: async (signal) => {
+      if (memberlist !== undefined) await memberlist.run(signal);
+      else if (!signal.aborted)
+        await new Promise<void>((resolve) =>
+          signal.addEventListener('abort', () => resolve(), { once: true }),
+        );
     },
     stopping: async () => {
       ctx.rings = undefined;

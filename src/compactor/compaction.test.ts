@@ -226,3 +226,81 @@ describe('compaction: a day of replicated blocks', () => {
     expect(live[0]?.stats.numSamples).toBe(10 * 24 * 240);
   });
 });
+
+describe('compaction: compaction_concurrency', () => {
+  /** Two groups (different external labels), three replicas each; the order of the work logged. */
+  async function twoGroups(concurrency: number): Promise<string[]> {
+    const w = compactionWorld('concurrency');
+    for (const shard of ['a', 'b']) {
+      for (const ing of ['ingester-0', 'ingester-1', 'ingester-2']) {
+        await shipBlock(
+          w,
+          't',
+          ing,
+          testSeries(4, DAY0, DAY0 + 2 * HOUR),
+          { minTime: DAY0, maxTime: DAY0 + 2 * HOUR },
+          { shard },
+        );
+      }
+    }
+    const run = await loopFor(w, { compactionConcurrency: concurrency }).runOnce(signal());
+    expect(run.succeeded).toEqual(['t']);
+    const live = await liveBlocks(w, 't');
+    expect(live.map((b) => [b.compaction.level, b.thanos?.labels.shard])).toEqual(
+      expect.arrayContaining([
+        [2, 'a'],
+        [2, 'b'],
+      ]),
+    );
+    expect(live).toHaveLength(2);
+    return w.logger.lines
+      .filter((l) => l.msg.startsWith('compaction available') || l.msg === 'uploaded block')
+      .map((l) => (l.msg === 'uploaded block' ? 'uploaded' : 'planned'));
+  }
+
+  it('compacts one group at a time with 1', async () => {
+    expect(await twoGroups(1)).toEqual(['planned', 'uploaded', 'planned', 'uploaded']);
+  });
+
+  it('compacts groups side by side with 2', async () => {
+    expect(await twoGroups(2)).toEqual(['planned', 'planned', 'uploaded', 'uploaded']);
+  });
+});
+
+describe('compaction: upload order', () => {
+  it('marks no source while the output meta.json is not uploaded; the next run finishes', async () => {
+    const w = compactionWorld();
+    const sources = await replicas(w, 'team-a', DAY0);
+    const ids = new Set(sources.map((s) => s.ulid));
+    // Every upload of a meta.json that is not a source's fails: the output never lands.
+    w.bucket.failWhen = (c) =>
+      c.op === 'upload' && c.name.endsWith('/meta.json') && !ids.has(c.name.split('/')[1] ?? '');
+    const loop = loopFor(w);
+    w.bucket.calls.length = 0;
+    const failed = await settle(w.clock, loop.runOnce(signal()));
+    expect(failed.failed).toEqual(['team-a']);
+    // Three attempts, each uploading an output's files but never its meta.json.
+    const outputs = new Set(
+      w.bucket
+        .names('upload')
+        .filter((n) => n.endsWith('/index'))
+        .map((n) => n.split('/')[1]),
+    );
+    expect(outputs.size).toBe(3);
+    for (const s of sources) {
+      expect(await w.inner.exists(deletionMarkPath('team-a', s.ulid))).toBe(false);
+      expect(await w.inner.exists(globalDeletionMarkPath('team-a', s.ulid))).toBe(false);
+    }
+    expect((await liveBlocks(w, 'team-a')).map((b) => b.ulid).sort()).toEqual([...ids].sort());
+
+    // The partial outputs (no meta.json) are invisible to the next run, which completes.
+    w.bucket.failWhen = undefined;
+    expect((await loop.runOnce(signal())).succeeded).toEqual(['team-a']);
+    const live = await liveBlocks(w, 'team-a');
+    expect(live).toHaveLength(1);
+    expect(live[0]?.compaction.sources).toEqual([...ids].sort());
+    expect(await metric(w.metrics, 'cortex_compactor_meta_synced', { state: 'no-meta-json' })).toBe(
+      3,
+    );
+  });
+});

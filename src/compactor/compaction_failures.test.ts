@@ -2,10 +2,11 @@ import { describe, expect, it } from 'vitest';
 import {
   blockChunkPath,
   blockIndexPath,
+  blockMetaPath,
   readNoCompactMark,
   writeTenantDeletionMark,
 } from '../bucket/index.js';
-import type { BlockMeta } from '../tsdb/index.js';
+import { parseBlockMeta, serializeBlockMeta, type BlockMeta } from '../tsdb/index.js';
 import {
   DAY0,
   HOUR,
@@ -125,6 +126,40 @@ describe('compaction: corrupt sources', () => {
     ).toBe(1);
     expect(await metric(w.metrics, 'cortex_compactor_runs_failed_total')).toBe(1);
     expect(await metric(w.metrics, 'cortex_compactor_runs_completed_total')).toBe(0);
+  });
+});
+
+describe('compaction: chunk references', () => {
+  it('marks a source whose index references chunks past the end of its segment no-compact', async () => {
+    const w = compactionWorld();
+    const sources = await replicas(w, 'truncated');
+    const bad = sources[2] as BlockMeta;
+    // The segment loses its second half and meta.json agrees, so only verification can tell.
+    const segment = blockChunkPath('truncated', bad.ulid, 1);
+    const data = await w.inner.get(segment);
+    const cut = data.subarray(0, Math.floor(data.length / 2));
+    await w.inner.upload(segment, cut);
+    const meta = parseBlockMeta(
+      new TextDecoder().decode(await w.inner.get(blockMetaPath('truncated', bad.ulid))),
+    );
+    for (const f of meta.thanos?.files ?? []) {
+      if (f.rel_path === 'chunks/000001') f.size_bytes = cut.length;
+    }
+    await w.inner.upload(
+      blockMetaPath('truncated', bad.ulid),
+      new TextEncoder().encode(serializeBlockMeta(meta)),
+    );
+    const run = await loopFor(w).runOnce(signal());
+    expect(run.succeeded).toEqual(['truncated']);
+    await expectSetAside(w, 'truncated', sources, bad, 'block-corrupted');
+    expect(
+      await metric(w.metrics, 'strata_compactor_corrupted_blocks_total', {
+        user: 'truncated',
+        reason: 'corrupted',
+      }),
+    ).toBe(1);
+    const [logged] = w.logger.find('source block failed verification', 'error');
+    expect(logged?.fields.block).toBe(bad.ulid);
   });
 });
 

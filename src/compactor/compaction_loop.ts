@@ -59,6 +59,8 @@ export interface CompactionConfig {
 export interface CompactionStrategy {
   grouper(tenant: string): Grouper;
   planner(tenant: string): Planner;
+  /** Called after each compaction attempt of `tenant` (the shuffle strategy stops its visit-marker heartbeats). */
+  finished?(tenant: string): void;
 }
 
 export function defaultCompactionStrategy(config: CompactionConfig): CompactionStrategy {
@@ -288,7 +290,7 @@ export class CompactionLoop {
             planner: this.strategy.planner(tenant),
           },
           signal,
-        ),
+        ).finally(() => this.strategy.finished?.(tenant)),
       signal,
       (err) => {
         if (err instanceof TenantNotOwnedError) return false;

@@ -43,6 +43,12 @@ export interface CompactionMetrics {
   corruptedBlocks: Counter<'user' | 'reason'>;
   /** Strata: meta.json files that could not be parsed, once per sync that met one. */
   corruptedMetas: Counter<'user'>;
+  /** Strata: samples a vertical compaction dropped although their value differed from the kept one. */
+  conflictingSamples: Counter<'user'>;
+  /** Strata: vertical compactions that dropped at least one such sample. */
+  conflictingCompactions: Counter<'user'>;
+  garbageCollections: Counter;
+  garbageCollectionFailures: Counter;
 }
 
 export function compactionMetrics(registry: MetricsRegistry): CompactionMetrics {
@@ -185,6 +191,28 @@ export function compactionMetrics(registry: MetricsRegistry): CompactionMetrics 
       'strata_compactor_corrupted_block_metas_total',
       'Blocks skipped by compaction because their meta.json could not be read, counted at every sync that met one.',
       ['user'] as const,
+    ),
+    conflictingSamples: counter(
+      registry,
+      'strata_compactor_vertical_compaction_conflicting_samples_total',
+      'Samples dropped by vertical compaction although an overlapping block held a different value at the same timestamp (the earliest block in plan order wins).',
+      ['user'] as const,
+    ),
+    conflictingCompactions: counter(
+      registry,
+      'strata_compactor_vertical_compactions_with_conflicts_total',
+      'Vertical compactions whose overlapping sources disagreed on at least one sample value.',
+      ['user'] as const,
+    ),
+    garbageCollections: counter(
+      registry,
+      'cortex_compactor_garbage_collection_total',
+      'Total number of garbage collection operations.',
+    ),
+    garbageCollectionFailures: counter(
+      registry,
+      'cortex_compactor_garbage_collection_failures_total',
+      'Total number of failed garbage collection operations.',
     ),
   };
 }

@@ -18,6 +18,7 @@ import {
   type Logger,
   type MetricsRegistry,
   type Random,
+  type Timer,
 } from '../runtime/index.js';
 import { BasicService } from '../services/index.js';
 import { BlocksCleaner, type CleanupRunResult } from './cleaner.js';
@@ -27,7 +28,14 @@ import {
   type CompactionRunResult,
   type CompactionStrategy,
 } from './compaction_loop.js';
+import {
+  forgetStaleCompactors,
+  inTenantShard,
+  waitRingStability,
+  type CompactorShardingStrategy,
+} from './compactor_ring.js';
 import { COMPACTOR_RING_KEY, ownsTenant } from './ownership.js';
+import { shuffleShardingCompactionStrategy } from './shuffle_sharding_planner.js';
 
 export interface CompactorRingConfig {
   /** `-compactor.ring.instance-id` (Cortex: the hostname). */
@@ -43,6 +51,12 @@ export interface CompactorRingConfig {
   numTokens: number;
   /** Where tokens are kept across restarts; empty or absent: not kept. */
   tokensFilePath?: string;
+  /** `-compactor.auto-forget-delay`: peers silent this long are removed; 0 or absent: never. */
+  autoForgetDelayMs?: number;
+  /** `-compactor.ring.wait-stability-min-duration`; 0 or absent: no wait at startup. */
+  waitStabilityMinDurationMs?: number;
+  /** `-compactor.ring.wait-stability-max-duration` (5m when absent). */
+  waitStabilityMaxDurationMs?: number;
 }
 
 export interface CompactorConfig {
@@ -56,6 +70,12 @@ export interface CompactorConfig {
   deletionDelayMs: number;
   /** `-compactor.sharding-enabled`: off, this compactor owns every tenant. */
   shardingEnabled: boolean;
+  /** `-compactor.sharding-strategy` (`default` when absent). */
+  shardingStrategy?: CompactorShardingStrategy;
+  /** `-compactor.block-visit-marker-timeout` (5m when absent); shuffle sharding only. */
+  blockVisitMarkerTimeoutMs?: number;
+  /** `-compactor.block-visit-marker-file-update-interval` (1m when absent); shuffle sharding only. */
+  blockVisitMarkerFileUpdateIntervalMs?: number;
   ring: CompactorRingConfig;
   /** See BlocksCleanerConfig. */
   partialBlockDeletionDelayMs?: number;
@@ -79,12 +99,18 @@ export interface CompactorDeps {
   address?: () => string | undefined;
   /** Per-tenant blocks retention (`compactor_blocks_retention_period`) in ms; 0 keeps all. */
   retentionPeriodMs?: (tenant: string) => number;
-  /** How tenants' blocks are grouped and planned (default: Thanos's, as Cortex's default strategy). */
+  /**
+   * How tenants' blocks are grouped and planned (default: Thanos's, as Cortex's default
+   * strategy; with `shardingStrategy: 'shuffle-sharding'`, the shuffle-sharding one).
+   */
   compactionStrategy?: CompactionStrategy;
+  /** Per-tenant `compactor_tenant_shard_size` (0 = every compactor); absent: 0. */
+  tenantShardSize?: (tenant: string) => number;
 }
 
 /** How often starting checks whether the ring shows this instance ACTIVE. */
 const RING_ACTIVE_POLL_MS = 100;
+const MINUTE = 60_000;
 
 export class Compactor extends BasicService {
   readonly cleaner: BlocksCleaner;
@@ -114,6 +140,7 @@ export class Compactor extends BasicService {
       throw new Error('compactor sharding is enabled but no KV store was given for its ring');
     }
     this.logger = deps.logger.child({ module: 'compactor' });
+    const strategy = deps.compactionStrategy ?? this.shuffleStrategy();
     this.cleaner = new BlocksCleaner(
       {
         deletionDelayMs: config.deletionDelayMs,
@@ -151,11 +178,9 @@ export class Compactor extends BasicService {
               random: deps.random,
               logger: this.logger,
               metrics: deps.metrics,
-              ownsTenant: (tenant) => this.ownsTenant(tenant),
+              ownsTenant: (tenant) => this.ownsTenantForCompaction(tenant),
               track: (run) => this.track(run),
-              ...(deps.compactionStrategy === undefined
-                ? {}
-                : { strategy: deps.compactionStrategy }),
+              ...(strategy === undefined ? {} : { strategy }),
             },
           );
   }
@@ -175,6 +200,43 @@ export class Compactor extends BasicService {
     const ring = this.ringClient;
     if (ring === undefined) throw new Error('the compactor ring client is not running');
     return ownsTenant(ring, tenant, this.registeredAddr);
+  }
+
+  /**
+   * Whether this compactor may compact `tenant` now (Cortex's ownUserForCompaction): with the
+   * shuffle-sharding strategy, when it is a healthy member of the tenant's shard; otherwise as
+   * `ownsTenant`. Throws RingError when the ring cannot tell.
+   */
+  ownsTenantForCompaction(tenant: string): boolean {
+    if (!this.config.shardingEnabled || this.config.shardingStrategy !== 'shuffle-sharding') {
+      return this.ownsTenant(tenant);
+    }
+    const ring = this.ringClient;
+    if (ring === undefined) throw new Error('the compactor ring client is not running');
+    const size = this.deps.tenantShardSize?.(tenant) ?? 0;
+    return inTenantShard(ring, tenant, size, this.registeredAddr, this.deps.clock.now());
+  }
+
+  /** The shuffle-sharding strategy when configured and compaction is on. */
+  private shuffleStrategy(): CompactionStrategy | undefined {
+    const { config } = this;
+    if (config.shardingStrategy !== 'shuffle-sharding' || config.compaction === undefined) {
+      return undefined;
+    }
+    return shuffleShardingCompactionStrategy(
+      {
+        ...config.compaction,
+        compactorId: config.ring.instanceId,
+        visitMarkerTimeoutMs: config.blockVisitMarkerTimeoutMs ?? 5 * MINUTE,
+        visitMarkerFileUpdateIntervalMs: config.blockVisitMarkerFileUpdateIntervalMs ?? MINUTE,
+      },
+      {
+        bucket: this.deps.bucket,
+        clock: this.deps.clock,
+        logger: this.logger,
+        metrics: this.deps.metrics,
+      },
+    );
   }
 
   /** Runs one cleanup now (an admin trigger; the service's own runs go through the same path). */
@@ -271,12 +333,29 @@ export class Compactor extends BasicService {
       await this.deps.clock.sleep(RING_ACTIVE_POLL_MS, signal);
     }
     this.logger.info('compactor is ACTIVE in the ring');
+    // Compactors started together would otherwise each start from a different ring.
+    const minWait = rc.waitStabilityMinDurationMs ?? 0;
+    if (minWait > 0) {
+      const maxWait = rc.waitStabilityMaxDurationMs ?? 5 * MINUTE;
+      this.logger.info('waiting until compactor ring topology is stable', {
+        min_waiting_ms: minWait,
+        max_waiting_ms: maxWait,
+      });
+      if (await waitRingStability(this.ringClient, this.deps.clock, minWait, maxWait, signal)) {
+        this.logger.info('compactor ring topology is stable');
+      } else {
+        this.logger.warn(
+          'compactor ring topology is not stable after the max waiting time, proceeding anyway',
+        );
+      }
+    }
   }
 
   private async running(signal: AbortSignal): Promise<void> {
     const timer = this.deps.clock.every(this.config.cleanupIntervalMs, async () => {
       await this.track(this.cleaner.runCleanup(signal, false));
     });
+    const forget = this.autoForgetTimer();
     // The loop itself is not tracked (idle() would never resolve); each of its runs is.
     const compaction = this.compaction?.run(signal);
     try {
@@ -294,9 +373,28 @@ export class Compactor extends BasicService {
       });
     } finally {
       timer.cancel();
+      forget?.cancel();
       // Aborted with the service: resolves once the run in flight, if any, has stopped.
       await compaction?.catch(() => undefined);
     }
+  }
+
+  /** Every heartbeat period, forgets peers silent for longer than the auto-forget delay. */
+  private autoForgetTimer(): Timer | undefined {
+    const rc = this.config.ring;
+    const delay = rc.autoForgetDelayMs ?? 0;
+    const kv = this.deps.kv;
+    if (!this.config.shardingEnabled || delay <= 0 || kv === undefined) return undefined;
+    return this.deps.clock.every(rc.heartbeatPeriodMs, async () => {
+      await forgetStaleCompactors(
+        kv,
+        COMPACTOR_RING_KEY,
+        rc.instanceId,
+        this.deps.clock.now(),
+        delay,
+        this.logger,
+      ).catch(() => undefined);
+    });
   }
 
   private async stopping(): Promise<void> {

@@ -33,7 +33,7 @@ async function replicas(w: CompactionWorld, tenant: string): Promise<void> {
   }
 }
 
-function compactor(w: CompactionWorld, name: string, kv?: KV) {
+function compactor(w: CompactionWorld, name: string, kv?: KV, fs = new DiskFileSystem()) {
   const metrics = newMetricsRegistry();
   const c = new Compactor(
     {
@@ -57,7 +57,7 @@ function compactor(w: CompactionWorld, name: string, kv?: KV) {
       random: createSeededRandom(`compactor-${name}`),
       logger: new CapturingLogger(),
       metrics,
-      fs: new DiskFileSystem(),
+      fs,
       ...(kv === undefined ? {} : { kv }),
     },
   );
@@ -65,16 +65,41 @@ function compactor(w: CompactionWorld, name: string, kv?: KV) {
 }
 
 describe('Compactor with compaction', () => {
-  it('cleans while starting, compacts within 10% of the interval once running, and stops cleanly', async () => {
+  it('cleans while starting, wipes stale work, compacts within 10% of the interval, and stops cleanly', async () => {
     const w = compactionWorld();
     await replicas(w, 'a');
-    const { c, metrics } = compactor(w, 'solo');
+    // What a compactor killed mid-compaction leaves behind: a half-downloaded group of this
+    // tenant and the work of a tenant that has since left the bucket.
+    const fs = new DiskFileSystem();
+    const stale = [
+      '/data/solo/compact/a/0@17241709254077376921/01ARZ3NDEKTSV4RRFFQ69G5FAV/chunks',
+      '/data/solo/compact/gone/0@1/01ARZ3NDEKTSV4RRFFQ69G5FAW',
+    ];
+    for (const dir of stale) await fs.mkdir(dir, { recursive: true });
+    await fs.writeFile(`${stale[0]}/000001`, new Uint8Array([1, 2, 3]));
+    const { c, metrics } = compactor(w, 'solo', undefined, fs);
     await c.start(signal());
     expect(await liveBlocks(w, 'a')).toHaveLength(3);
-    await w.clock.advance(6 * MINUTE);
-    await c.idle();
+    expect(
+      await metric(metrics, 'cortex_compactor_block_cleanup_completed_total', {
+        user_status: 'active',
+      }),
+    ).toBe(1);
+    // Step a minute at a time (each step lets the loop reach its timer) until the first run
+    // has completed: within 10% of the 1h interval.
+    let minutes = 0;
+    while ((await metric(metrics, 'cortex_compactor_runs_completed_total')) === 0) {
+      expect(minutes).toBeLessThan(7);
+      await w.clock.advance(MINUTE);
+      await c.idle();
+      minutes++;
+    }
+    expect(await metric(metrics, 'cortex_compactor_runs_started_total')).toBe(1);
     expect((await liveBlocks(w, 'a')).map((b) => b.compaction.level)).toEqual([2]);
-    expect(await metric(metrics, 'cortex_compactor_runs_completed_total')).toBe(1);
+    // The stale work is gone and the run left nothing of its own behind.
+    expect(await fs.exists('/data/solo/compact/gone')).toBe(false);
+    expect(await fs.exists('/data/solo/compact/a')).toBe(false);
+    expect(await fs.exists('/data/solo')).toBe(true);
     await c.stop();
     expect(c.state).toBe('Terminated');
     expect(w.clock.pendingTimers).toBe(0);

@@ -5,6 +5,10 @@
  * (meta.json last) and only then mark each source for deletion ("source of compacted
  * block"). The work directory is removed afterwards, whatever happened.
  *
+ * Before a vertical merge the overlapping sources are compared (sample_conflicts.ts): samples
+ * the merge drops although their value differs from the kept one are counted and logged, and
+ * the merge goes on keeping the earliest source's value (plan order: minTime, then ULID).
+ *
  * A source that fails verification is marked no-compact and the group is planned again
  * without it: out-of-order chunks with reason `block-index-out-of-order-chunk` when
  * `skip_blocks_with_out_of_order_chunks_enabled` (otherwise the tenant halts, as in Cortex),
@@ -26,6 +30,7 @@ import {
 import { BlockSource, compactBlocksStreaming, type BlockMeta } from '../tsdb/index.js';
 import { downloadBlocks } from './block_download.js';
 import { verifyBlock } from './block_verify.js';
+import { findSampleConflicts } from './sample_conflicts.js';
 import {
   CompactionHaltError,
   CorruptBlockError,
@@ -139,6 +144,8 @@ export class GroupCompactor {
     logger.info('downloaded and verified blocks; compacting blocks', { plan: ids });
 
     const dirs = ids.map((id) => `${dir}/${id}`);
+    const vertical = hasOverlaps(plan);
+    if (vertical) await this.reportConflicts(dirs, plan, signal);
     const merged = await compactBlocksStreaming(
       dirs,
       dir,
@@ -159,9 +166,7 @@ export class GroupCompactor {
     }
     const out = merged.meta;
     metrics.groupCompactions.inc({ resolution: String(group.resolution) });
-    if (hasOverlaps(plan)) {
-      metrics.groupVerticalCompactions.inc({ resolution: String(group.resolution) });
-    }
+    if (vertical) metrics.groupVerticalCompactions.inc({ resolution: String(group.resolution) });
     logger.info('compacted blocks', { new: out.ulid, blocks: ids, samples: out.stats.numSamples });
     const outDir = `${dir}/${out.ulid}`;
     await verifyBlock(outDir, out, { checkChunks: false }, this.deps, signal).catch(
@@ -186,6 +191,56 @@ export class GroupCompactor {
     // Only after the output's meta.json is in the bucket may the sources go.
     await this.markSources(ids);
     return { rerun: true, compacted: out };
+  }
+
+  /**
+   * Counts and logs the samples the merge will drop although they differ from the kept one
+   * (sample_conflicts.ts); the merge goes on, keeping the earliest source's value.
+   */
+  private async reportConflicts(
+    dirs: readonly string[],
+    plan: readonly BlockMeta[],
+    signal: AbortSignal | undefined,
+  ): Promise<void> {
+    const range = {
+      minTime: Math.min(...plan.map((m) => m.minTime)),
+      maxTime: Math.max(...plan.map((m) => m.maxTime)),
+    };
+    const ids = plan.map((m) => m.ulid);
+    const found = await findSampleConflicts(dirs, ids, range, this.deps, signal).catch(
+      (err: unknown) => {
+        if (err instanceof FileSystemError || isAbortError(err)) throw err;
+        throw new CompactionHaltError(
+          `compare overlapping blocks ${ids.join(',')}: ${errorMessage(err)}`,
+          {
+            cause: err,
+          },
+        );
+      },
+    );
+    if (found.samples === 0) return;
+    const { metrics, logger } = this.deps;
+    metrics.conflictingSamples.inc({ user: this.tenant }, found.samples);
+    metrics.conflictingCompactions.inc({ user: this.tenant });
+    const first = found.first;
+    logger.warn(
+      "overlapping blocks hold different values at the same timestamp; vertical compaction keeps the earliest block's value and drops the others",
+      {
+        blocks: ids,
+        conflicting_samples: found.samples,
+        conflicting_series: found.series,
+        ...(first === undefined
+          ? {}
+          : {
+              example_series: first.labels,
+              example_timestamp: first.timestamp,
+              kept_value: first.kept,
+              kept_block: first.keptBlock,
+              dropped_value: first.dropped,
+              dropped_block: first.droppedBlock,
+            }),
+      },
+    );
   }
 
   private stillOwned(): boolean {

@@ -5,9 +5,11 @@
  * `__ingester_id__` is gone, every replica of a tenant's range carries the same labels
  * (`__org_id__`), so a tenant has one group and the planner decides what merges.
  *
- * A sharding strategy plugs in here: a shuffle-sharding grouper would cut the same blocks into
- * per-range groups and keep only those this compactor wins (visit markers).
+ * A sharding strategy plugs in here: the shuffle-sharding grouper (shuffle_sharding_grouper.ts)
+ * cuts the same blocks into per-range groups and keeps only those this compactor wins (visit
+ * markers).
  */
+import type { NoCompactMark } from '../bucket/index.js';
 import { Labels } from '../model/index.js';
 import type { BlockMeta } from '../tsdb/index.js';
 
@@ -24,7 +26,11 @@ export interface CompactionGroup {
 
 /** Cuts a tenant's synced blocks into compaction groups. */
 export interface Grouper {
-  groups(metas: ReadonlyMap<string, BlockMeta>): Promise<CompactionGroup[]>;
+  /** `noCompact`: the sync's no-compact marks (the shuffle-sharding grouper leaves those blocks out). */
+  groups(
+    metas: ReadonlyMap<string, BlockMeta>,
+    noCompact?: ReadonlyMap<string, NoCompactMark>,
+  ): Promise<CompactionGroup[]>;
 }
 
 /** Thanos's DefaultGroupKey: resolution and the hash Prometheus gives the label set. */

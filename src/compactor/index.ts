@@ -4,7 +4,9 @@
  * partial blocks, tenants marked for deletion), and the compaction loop, which merges a
  * tenant's replicated and adjacent blocks (grouper, planner, verified downloads, streaming
  * merge, upload, then deletion marks on the sources). With sharding it owns the tenants the
- * compactor ring (RF 1) assigns it. It must never delete a block other than through the
+ * compactor ring (RF 1) assigns it; with the shuffle-sharding strategy every compactor of a
+ * tenant's shard compacts it, the compactors keeping to disjoint groups through block visit
+ * markers. It must never delete a block other than through the
  * bucket module's crash-safe `deleteBlock`, never mark a compaction's sources before its
  * output's meta.json is uploaded, never clean or compact a tenant it does not own, and never
  * reach the clock, randomness, disk or network except through the Env it is given.
@@ -49,6 +51,31 @@ export {
   type Planner,
 } from './planner.js';
 export { CORRUPTED_BLOCK_NO_COMPACT_REASON } from './group_compactor.js';
+export {
+  forgetStaleCompactors,
+  inTenantShard,
+  tenantShard,
+  waitRingStability,
+  type CompactorShardingStrategy,
+} from './compactor_ring.js';
+export {
+  ShuffleShardingGrouper,
+  groupBlocksByCompactableRanges,
+  groupBlocksByRange,
+  type RangeGroup,
+} from './shuffle_sharding_grouper.js';
+export {
+  ShuffleShardingPlanner,
+  shuffleShardingCompactionStrategy,
+  type ShuffleShardingStrategyConfig,
+} from './shuffle_sharding_planner.js';
+export {
+  VISIT_MARKER_VERSION,
+  blockVisitMarkerPath,
+  isVisitFresh,
+  readBlockVisitMarker,
+  type BlockVisitMarker,
+} from './visit_marker.js';
 export {
   CompactionHaltError,
   CorruptBlockError,

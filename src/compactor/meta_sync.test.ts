@@ -69,6 +69,9 @@ describe('MetaSyncer', () => {
     expect(w.logger.find('corrupted meta.json', 'error')).toHaveLength(1);
 
     await s.garbageCollect(synced.duplicates);
+    expect(await metric(w.metrics, 'cortex_compactor_garbage_collection_total')).toBe(1);
+    expect(await metric(w.metrics, 'cortex_compactor_garbage_collected_blocks_total')).toBe(1);
+    expect(await metric(w.metrics, 'cortex_compactor_garbage_collection_failures_total')).toBe(0);
     expect(await w.inner.exists(`t/${id(1)}/deletion-mark.json`)).toBe(true);
     expect(await w.inner.exists(`t/markers/${id(1)}-deletion-mark.json`)).toBe(true);
     expect(

@@ -121,13 +121,19 @@ export class MetaSyncer {
    */
   async garbageCollect(duplicates: readonly string[], signal?: AbortSignal): Promise<void> {
     const { bucket, clock, logger, metrics } = this.deps;
-    for (const id of duplicates) {
-      if (signal?.aborted === true) return;
-      logger.info('marking outdated block for deletion', { block: id });
-      if (await markBlockForDeletion(bucket, this.tenant, id, clock, 'outdated block')) {
-        metrics.blocksMarkedForDeletion.inc({ user: this.tenant, reason: 'compaction' });
+    metrics.garbageCollections.inc();
+    try {
+      for (const id of duplicates) {
+        if (signal?.aborted === true) return;
+        logger.info('marking outdated block for deletion', { block: id });
+        if (await markBlockForDeletion(bucket, this.tenant, id, clock, 'outdated block')) {
+          metrics.blocksMarkedForDeletion.inc({ user: this.tenant, reason: 'compaction' });
+        }
+        metrics.garbageCollectedBlocks.inc();
       }
-      metrics.garbageCollectedBlocks.inc();
+    } catch (err) {
+      metrics.garbageCollectionFailures.inc();
+      throw err;
     }
   }
 

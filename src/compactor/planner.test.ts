@@ -3,7 +3,7 @@ import type { NoCompactMark, NoCompactReason } from '../bucket/index.js';
 import { testUlid } from '../bucket/testing.js';
 import type { BlockMeta } from '../tsdb/index.js';
 import { findDuplicateBlocks } from './dedup_filter.js';
-import { byMinTime, type CompactionGroup } from './grouper.js';
+import { DefaultGrouper, byMinTime, defaultGroupKey, type CompactionGroup } from './grouper.js';
 import { DefaultPlanner, planMetas, type PlanContext } from './planner.js';
 
 const H = 3_600_000;
@@ -47,6 +47,21 @@ describe('planMetas (Thanos tsdbBasedPlanner)', () => {
     expect(plan(metas)).toEqual([]);
     const more = [...metas, meta(7, 12, 14)];
     expect(plan(more)).toEqual(['0', '1', '2', '3', '4', '5']);
+  });
+
+  it('cuts ranges at multiples of the range, not at the first block', () => {
+    // [10h, 12h) is alone in the first 12h range; [12h, 24h) is full and compacted without it.
+    const metas = [10, 12, 14, 16, 18, 20, 22, 24].map((h, i) => meta(i + 1, h, h + 2));
+    expect(plan(metas)).toEqual(['1', '2', '3', '4', '5', '6']);
+  });
+
+  it('compacts an incomplete range only once a block after it (the newest aside) exists', () => {
+    // Left out: the newest block [12h, 14h). [0h, 12h) holds the latest remaining block, so
+    // another one may still land in it.
+    const waiting = [meta(1, 8, 10), meta(2, 10, 12), meta(3, 12, 14)];
+    expect(plan(waiting)).toEqual([]);
+    // With [12h, 14h) no longer the newest, [8h, 12h) lies before it and is compacted.
+    expect(plan([...waiting, meta(4, 14, 16)])).toEqual(['0', '1']);
   });
 
   it('splits a range at no-compact blocks into the runs between them', () => {
@@ -132,5 +147,33 @@ describe('findDuplicateBlocks (Thanos DeduplicateFilter)', () => {
     const out = withSources(1, [7, 8, 9]);
     const left = withSources(2, [8]);
     expect(findDuplicateBlocks([left, out])).toEqual([left.ulid]);
+  });
+});
+
+describe('DefaultGrouper (Thanos DefaultGrouper)', () => {
+  it('keys groups as Thanos does: resolution @ Prometheus labels hash', () => {
+    // The values of Thanos's TestGroupKey.
+    expect(defaultGroupKey(0, {})).toBe('0@17241709254077376921');
+    expect(defaultGroupKey(0, { foo: 'bar', foo1: 'bar2' })).toBe('0@2124638872457683483');
+    expect(
+      defaultGroupKey(0, {
+        'foo/some..thing/some.thing/../': 'a_b_c/bar-something-a\\metric/a\\x',
+      }),
+    ).toBe('0@16590761456214576373');
+  });
+
+  it('puts blocks of one label set and resolution in one group, by minTime', async () => {
+    const a1 = meta(1, 2, 4);
+    const a2 = meta(2, 0, 2);
+    const b = meta(3, 0, 2, {
+      thanos: { labels: { __org_id__: 'u' }, downsample: { resolution: 0 }, source: 'receive' },
+    });
+    const groups = await new DefaultGrouper().groups(new Map([a1, b, a2].map((m) => [m.ulid, m])));
+    expect(groups.map((g) => [g.key, g.metas.map((m) => m.ulid)])).toEqual(
+      [
+        [defaultGroupKey(0, { __org_id__: 't' }), [a2.ulid, a1.ulid]],
+        [defaultGroupKey(0, { __org_id__: 'u' }), [b.ulid]],
+      ].sort((x, y) => ((x[0] as string) < (y[0] as string) ? -1 : 1)),
+    );
   });
 });

@@ -73,7 +73,7 @@ export async function compactTenant(
     result.passes++;
     const synced = await syncer.sync(signal);
     await syncer.garbageCollect(synced.duplicates, signal);
-    const groups = await deps.grouper.groups(synced.metas);
+    const groups = await deps.grouper.groups(synced.metas, synced.noCompact);
     const ctx = planContext(tenant, synced.noCompact, deps);
     let rerun = false;
     const errors: Error[] = [];

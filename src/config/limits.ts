@@ -62,6 +62,11 @@ export interface LimitsConfig {
    * that ended longer ago for deletion. 0 = keep everything.
    */
   compactor_blocks_retention_period: number;
+  /**
+   * -compactor.tenant-shard-size: compactors in the tenant's shard under the shuffle-sharding
+   * strategy; 0 = every compactor.
+   */
+  compactor_tenant_shard_size: number;
 }
 
 /** The values `ingestion_rate_strategy` accepts. */

@@ -186,6 +186,10 @@ export const limitsBlock = block(
       flag: 'compactor.blocks-retention-period',
       help: 'Delete blocks containing samples older than the specified retention period. 0 to disable.',
     }),
+    compactor_tenant_shard_size: setting('int', 0, {
+      flag: 'compactor.tenant-shard-size',
+      help: "The default tenant's shard size when the shuffle-sharding strategy is used by the compactor. When this setting is specified in the per-tenant overrides, a value of 0 disables shuffle sharding for the tenant.",
+    }),
   },
 );
 

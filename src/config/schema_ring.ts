@@ -238,6 +238,9 @@ export const storeGatewayBlock = block(
 
 const COMPACTOR_RING = 'compactor.ring.';
 
+/** `-compactor.sharding-strategy` values (Cortex's util.ShardingStrategyDefault / Shuffle). */
+export const COMPACTOR_SHARDING_STRATEGIES = choices(['default', 'shuffle-sharding']);
+
 export const compactorBlock = block(
   'The compactor: merges and de-duplicates blocks in the bucket.',
   {
@@ -293,9 +296,26 @@ export const compactorBlock = block(
       flag: 'compactor.cleanup-concurrency',
       help: 'Max number of tenants for which blocks cleanup and maintenance should run concurrently.',
     }),
+    partial_block_deletion_delay: setting('duration', 0, {
+      flag: 'compactor.partial-block-deletion-delay',
+      help: "Strata (Mimir's setting, not in Cortex): if positive, a partial block (no meta.json) none of whose objects changed for this long, such as what a compactor killed during an upload leaves, is marked for deletion and deleted by the blocks cleaner. 0 keeps partial blocks that carry no deletion mark, as Cortex does.",
+    }),
     sharding_enabled: setting('bool', false, {
       flag: 'compactor.sharding-enabled',
       help: 'Shard tenants across multiple compactor instances. Sharding is required if you run multiple compactor instances, in order to coordinate compactions and avoid race conditions leading to the same tenant blocks simultaneously compacted by different instances.',
+    }),
+    sharding_strategy: setting('string', 'default', {
+      flag: 'compactor.sharding-strategy',
+      help: 'The sharding strategy to use. Supported values are: default, shuffle-sharding.',
+      choices: COMPACTOR_SHARDING_STRATEGIES,
+    }),
+    block_visit_marker_timeout: setting('duration', 5 * MINUTE, {
+      flag: 'compactor.block-visit-marker-timeout',
+      help: 'How long block visit marker file should be considered as expired and able to be picked up by compactor again.',
+    }),
+    block_visit_marker_file_update_interval: setting('duration', 1 * MINUTE, {
+      flag: 'compactor.block-visit-marker-file-update-interval',
+      help: 'How frequently block visit marker file should be updated duration compaction.',
     }),
     sharding_ring: block('The compactor ring; required only when sharding is enabled.', {
       kvstore: kvStoreBlock(COMPACTOR_RING, COMPACTOR_RING),
@@ -306,6 +326,18 @@ export const compactorBlock = block(
       heartbeat_timeout: setting('duration', 1 * MINUTE, {
         flag: `${COMPACTOR_RING}heartbeat-timeout`,
         help: 'The heartbeat timeout after which compactors are considered unhealthy within the ring.',
+      }),
+      auto_forget_delay: setting('duration', 2 * MINUTE, {
+        flag: 'compactor.auto-forget-delay',
+        help: 'Time since last heartbeat before a compactor is removed from the ring. 0 to disable.',
+      }),
+      wait_stability_min_duration: setting('duration', 1 * MINUTE, {
+        flag: `${COMPACTOR_RING}wait-stability-min-duration`,
+        help: 'Minimum time to wait for ring stability at startup. 0 to disable.',
+      }),
+      wait_stability_max_duration: setting('duration', 5 * MINUTE, {
+        flag: `${COMPACTOR_RING}wait-stability-max-duration`,
+        help: 'Maximum time to wait for ring stability at startup. If the compactor ring keeps changing after this period of time, the compactor will start anyway.',
       }),
       instance_id: setting('string', '', {
         flag: `${COMPACTOR_RING}instance-id`,

@@ -282,7 +282,15 @@ export interface CompactorConfig {
   tenant_cleanup_delay: number;
   cleanup_interval: number;
   cleanup_concurrency: number;
+  /** ms a partial block stays untouched before the cleaner deletes it; 0 = never (Cortex). */
+  partial_block_deletion_delay: number;
   sharding_enabled: boolean;
+  /** `default` (one compactor per tenant) or `shuffle-sharding` (a subring per tenant). */
+  sharding_strategy: string;
+  /** ms after which another compactor may take over a block's visit marker. */
+  block_visit_marker_timeout: number;
+  /** ms between rewrites of the visit markers of the blocks being compacted. */
+  block_visit_marker_file_update_interval: number;
   sharding_ring: CompactorRingConfig;
 }
 
@@ -290,6 +298,12 @@ export interface CompactorRingConfig {
   kvstore: KVStoreConfig;
   heartbeat_period: number;
   heartbeat_timeout: number;
+  /** ms without heartbeat before a compactor is removed from the ring; 0 = never. */
+  auto_forget_delay: number;
+  /** ms the ring must stay unchanged at startup before compacting; 0 = no wait. */
+  wait_stability_min_duration: number;
+  /** ms after which startup goes on even if the ring keeps changing. */
+  wait_stability_max_duration: number;
   /** Ring ID; empty means the Env's node name (the hostname). */
   instance_id: string;
   /** Advertised address; empty means the internal RPC listen address. */

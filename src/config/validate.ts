@@ -12,6 +12,7 @@ import { CONFIG_TABLE, type SettingEntry } from './schema.js';
 import { parseTargets } from './targets.js';
 import type { Config, KVStoreConfig, MemcachedClientConfig } from './types.js';
 import { MINUTE } from './time_units.js';
+import { memberlistProblems } from './validate_memberlist.js';
 
 const MAX_HEAD_COMPACTION_INTERVAL = 5 * MINUTE;
 
@@ -135,6 +136,18 @@ export function configProblems(config: Config): string[] {
 
   add(blockRangesProblem('compactor.block_ranges', config.compactor.block_ranges));
   add(positive('compactor.compaction_concurrency', config.compactor.compaction_concurrency));
+  // Cortex's errInvalidTenantShardSize: a shuffle-sharded compactor needs a default shard size.
+  if (
+    config.compactor.sharding_enabled &&
+    config.compactor.sharding_strategy === 'shuffle-sharding'
+  )
+    add(
+      positive(
+        'limits.compactor_tenant_shard_size',
+        config.limits.compactor_tenant_shard_size,
+        'when the compactor uses the shuffle-sharding strategy',
+      ),
+    );
 
   const rings: [string, KVStoreConfig][] = [
     ['ingester.lifecycler.ring.kvstore', config.ingester.lifecycler.ring.kvstore],
@@ -160,6 +173,7 @@ export function configProblems(config: Config): string[] {
       config.store_gateway.sharding_ring.replication_factor,
     ),
   );
+  problems.push(...memberlistProblems(config.memberlist, name));
   return problems;
 }
 

@@ -38,6 +38,7 @@ const LIMIT_KINDS: Readonly<Record<LimitName, LimitKind>> = {
   ruler_max_rule_groups_per_tenant: 'count',
   out_of_order_time_window: 'duration',
   compactor_blocks_retention_period: 'duration',
+  compactor_tenant_shard_size: 'count',
 };
 
 // The allowed values of each `choice` limit.

@@ -165,6 +165,11 @@ export class Overrides {
     return this.limit(tenant, 'compactor_blocks_retention_period');
   }
 
+  /** Compactors in the tenant's shuffle shard; 0 = all of them. */
+  compactorTenantShardSize(tenant: string): number {
+    return this.limit(tenant, 'compactor_tenant_shard_size');
+  }
+
   /** Tenants that have an entry in the runtime config, sorted. */
   tenantsWithOverrides(): string[] {
     if (this.source === undefined) return [];

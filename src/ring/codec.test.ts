@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { JSON_RING_CODEC, mergeRingDescs } from './codec.js';
+import { JSON_RING_CODEC } from './codec.js';
 import { INSTANCE_STATES, type InstanceDesc, type RingDesc } from './model.js';
 
 const instanceArb: fc.Arbitrary<InstanceDesc> = fc.record({
@@ -80,54 +80,5 @@ describe('JSON ring codec', () => {
     ['{"ingesters":{"i":{"timestamp":"now"}}}', 'instance "i": timestamp must be an integer'],
   ])('rejects %s', (text, message) => {
     expect(() => JSON_RING_CODEC.decode(new TextEncoder().encode(text))).toThrow(message);
-  });
-});
-
-describe('mergeRingDescs', () => {
-  it('is commutative and idempotent', () => {
-    fc.assert(
-      fc.property(descArb, descArb, (a, b) => {
-        const ab = mergeRingDescs(a, b);
-        expect(mergeRingDescs(b, a)).toEqual(ab);
-        expect(mergeRingDescs(ab, ab)).toEqual(ab);
-        expect(mergeRingDescs(ab, b)).toEqual(ab);
-      }),
-    );
-  });
-
-  it('keeps the newer heartbeat per instance and LEFT on ties', () => {
-    const base: InstanceDesc = {
-      addr: 'a',
-      timestamp: 10,
-      state: 'ACTIVE',
-      tokens: [1],
-      zone: '',
-      registeredTimestamp: 1,
-    };
-    const newer = { ...base, timestamp: 11, state: 'LEAVING' as const };
-    expect(
-      mergeRingDescs({ ingesters: { i: base } }, { ingesters: { i: newer } }).ingesters['i'],
-    ).toEqual(newer);
-    const left = { ...base, state: 'LEFT' as const };
-    expect(
-      mergeRingDescs({ ingesters: { i: left } }, { ingesters: { i: base } }).ingesters['i']?.state,
-    ).toBe('LEFT');
-  });
-
-  it('gives a token claimed twice to the smaller instance ID', () => {
-    const mk = (tokens: number[]): InstanceDesc => ({
-      addr: '',
-      timestamp: 1,
-      state: 'ACTIVE',
-      tokens,
-      zone: '',
-      registeredTimestamp: 0,
-    });
-    const merged = mergeRingDescs(
-      { ingesters: { b: mk([5, 6]) } },
-      { ingesters: { a: mk([6, 7]) } },
-    );
-    expect(merged.ingesters['a']?.tokens).toEqual([6, 7]);
-    expect(merged.ingesters['b']?.tokens).toEqual([5]);
   });
 });

@@ -1,6 +1,6 @@
 /**
- * The ring descriptor's encoding in the KV store, and the merge used when two copies of one
- * ring must be reconciled.
+ * The ring descriptor's encoding in the KV store (the gossiped store's merge of two copies is
+ * ring_merge.ts).
  *
  * JSON, not protobuf: every backend stores opaque bytes, so either works over any `KV`; JSON
  * can be read with `etcdctl get` or `consul kv get` while debugging, needs no schema
@@ -109,59 +109,4 @@ function isUint32(v: unknown): boolean {
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-/**
- * Reconciles two copies of a ring (for stores without compare-and-swap, such as gossip, and
- * for repairing a ring after a split): per instance the copy with the newer heartbeat wins,
- * ties go to the later lifecycle state (LEFT beats everything, so a departure is not undone)
- * and then to the lexically larger encoding, which makes the merge commutative and
- * idempotent. A token claimed by two instances afterwards stays with the smaller instance ID
- * and is removed from the other, so every token has exactly one owner.
- */
-export function mergeRingDescs(a: RingDesc, b: RingDesc): RingDesc {
-  const out = emptyRingDesc();
-  const ids = [...new Set([...Object.keys(a.ingesters), ...Object.keys(b.ingesters)])].sort();
-  for (const id of ids) {
-    const x = ownInstance(a, id);
-    const y = ownInstance(b, id);
-    const winner = x === undefined ? y : y === undefined ? x : newerInstance(x, y);
-    if (winner !== undefined) out.ingesters[id] = { ...winner, tokens: [...winner.tokens] };
-  }
-  resolveTokenConflicts(out);
-  return out;
-}
-
-function ownInstance(desc: RingDesc, id: string): InstanceDesc | undefined {
-  return Object.hasOwn(desc.ingesters, id) ? desc.ingesters[id] : undefined;
-}
-
-const STATE_RANK: Readonly<Record<string, number>> = {
-  PENDING: 0,
-  JOINING: 1,
-  ACTIVE: 2,
-  READONLY: 3,
-  LEAVING: 4,
-  LEFT: 5,
-};
-
-function newerInstance(x: InstanceDesc, y: InstanceDesc): InstanceDesc {
-  if (x.timestamp !== y.timestamp) return x.timestamp > y.timestamp ? x : y;
-  const rx = STATE_RANK[x.state] ?? 0;
-  const ry = STATE_RANK[y.state] ?? 0;
-  if (rx !== ry) return rx > ry ? x : y;
-  return JSON.stringify(x) >= JSON.stringify(y) ? x : y;
-}
-
-function resolveTokenConflicts(desc: RingDesc): void {
-  const owner = new Map<number, string>();
-  for (const id of Object.keys(desc.ingesters).sort()) {
-    const inst = desc.ingesters[id];
-    if (inst === undefined || inst.state === 'LEFT') continue;
-    inst.tokens = inst.tokens.filter((t) => {
-      if (owner.has(t)) return false;
-      owner.set(t, id);
-      return true;
-    });
-  }
 }

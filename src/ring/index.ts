@@ -26,7 +26,7 @@ export {
   type Operation,
   type RingDesc,
 } from './model.js';
-export { JSON_RING_CODEC, RingCodecError, mergeRingDescs, type RingCodec } from './codec.js';
+export { JSON_RING_CODEC, RingCodecError, type RingCodec } from './codec.js';
 export {
   RING_CODEC_ID,
   RING_MERGE_CODEC,
@@ -56,6 +56,7 @@ export {
   type RingInstance,
 } from './replication.js';
 export { Ring, type ReadRing, type RingConfig, type RingDeps } from './ring.js';
+export { shuffleShard, shuffleShardSeed, type ShuffleShardOptions } from './shuffle_shard.js';
 export { Lifecycler, type LifecyclerConfig, type LifecyclerDeps } from './lifecycler.js';
 export {
   BasicLifecycler,

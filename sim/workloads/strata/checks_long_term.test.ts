@@ -40,6 +40,7 @@ function shippedInput(over: Partial<BlocksShippedInput>): BlocksShippedInput {
   return {
     blocks: [],
     shippedAt: new Map(),
+    compacted: new Set(),
     onDisk: () => true,
     powerLosses: () => [],
     quietAtMs: 5 * M,
@@ -81,7 +82,7 @@ describe('blocks_shipped', () => {
     );
     expect(r.verdict).toBe('pass');
     expect(r.detail).toMatch(
-      /^2 block\(s\) cut by 2 ingester\(s\); 2 judged, .*1 deleted locally after shipping, 0 undone by a power loss/,
+      /^2 block\(s\) cut by 2 ingester\(s\), 2 of them in the bucket \(and 0 compacted block\(s\)\); 2 judged, .*1 deleted locally after shipping, 0 undone by a power loss/,
     );
   });
 
@@ -111,12 +112,32 @@ describe('blocks_shipped', () => {
     );
     expect(r.verdict).toBe('pass');
     expect(r.detail).toMatch(
-      /3 block\(s\) cut by 2 ingester\(s\); 1 judged.*1 undone by a power loss/,
+      /3 block\(s\) cut by 2 ingester\(s\), 1 of them in the bucket \(and 0 compacted block\(s\)\); 1 judged.*1 undone by a power loss/,
     );
     const vanished = checkBlocksShipped(
       shippedInput({ blocks: [cut('i3', B3, 2 * M)], onDisk: () => false }),
     );
     expect(vanished.detail).toMatch(/vanished from the disk without a deletion or a power loss/);
+  });
+
+  it('counts compacted blocks apart, and fails a block nobody cut or compacted', () => {
+    const shippedAt = new Map([
+      [`t/${B1}`, 3 * M],
+      [`t/${B2}`, 4 * M],
+      [`t/${B3}`, 5 * M],
+    ]);
+    const ok = checkBlocksShipped(
+      shippedInput({ blocks: [cut('i1', B1, 3 * M)], shippedAt, compacted: new Set([`t/${B2}`, `t/${B3}`]) }),
+    );
+    expect(ok.verdict).toBe('pass');
+    expect(ok.detail).toMatch(/^1 block\(s\) cut by 1 ingester\(s\), 1 of them in the bucket \(and 2 compacted block\(s\)\)/);
+    const stray = checkBlocksShipped(
+      shippedInput({ blocks: [cut('i1', B1, 3 * M)], shippedAt, compacted: new Set([`t/${B2}`]) }),
+    );
+    expect(stray.verdict).toBe('fail');
+    expect(stray.detail).toBe(
+      `1 block(s) not shipped as they should: block t/${B3} reached the bucket at +5m0s, but no ingester cut it and no compactor made it`,
+    );
   });
 
   it('fails a scenario that cut no block', () => {

@@ -38,8 +38,13 @@ export function blocksInBucket(history: readonly ObjectStoreEvent[]): Map<string
 
 export interface BlocksShippedInput {
   blocks: readonly CutBlock[];
-  /** `<tenant>/<ulid>` → when its meta.json reached the bucket. */
+  /** `<tenant>/<ulid>` → when its meta.json reached the bucket (ingesters' and compactors' blocks). */
   shippedAt: ReadonlyMap<string, number>;
+  /**
+   * `<tenant>/<ulid>` of the blocks in the bucket the compactor made (their meta.json says
+   * so): every other block there must be one an ingester cut.
+   */
+  compacted: ReadonlySet<string>;
   /** Whether the block directory is still on the node's disk (page cache) at the end. */
   onDisk: (b: CutBlock) => boolean;
   /** Power losses of a node (absolute times). */
@@ -58,7 +63,8 @@ export interface BlocksShippedInput {
  * `within` of when it was cut or faults healed, whichever is later; and no ingester deletes
  * a block before it is in the bucket. A block that vanished from its node's disk because a
  * power loss undid its creation (the directory entry was not yet durable) is excused: its
- * samples are judged by `acked_readable_exactly_once`.
+ * samples are judged by `acked_readable_exactly_once`. Every block in the bucket is either
+ * one the ingesters cut or one the compactor made from them.
  */
 export function checkBlocksShipped(input: BlocksShippedInput): CheckResult {
   const { epochMs } = input;
@@ -93,6 +99,13 @@ export function checkBlocksShipped(input: BlocksShippedInput): CheckResult {
         `${name} was not in the bucket by ${rel(epochMs, deadline)} (shipped ${rel(epochMs, shipped)})`,
       );
   }
+  const cut = new Set(input.blocks.map((b) => `${b.tenant}/${b.ulid}`));
+  for (const [key, at] of input.shippedAt)
+    if (!cut.has(key) && !input.compacted.has(key))
+      failures.push(
+        `block ${key} reached the bucket at ${rel(epochMs, at)}, but no ingester cut it and no compactor made it`,
+      );
+  const shippedCut = [...cut].filter((k) => input.shippedAt.has(k)).length;
   if (input.blocks.length < input.minBlocks)
     failures.push(
       `the ingesters cut ${input.blocks.length} block(s), fewer than ${input.minBlocks}: the scenario does not exercise shipping`,
@@ -101,7 +114,7 @@ export function checkBlocksShipped(input: BlocksShippedInput): CheckResult {
     'blocks_shipped',
     failures,
     'block(s) not shipped as they should',
-    `${input.blocks.length} block(s) cut by ${nodes.size} ingester(s); ${judged} judged, each in the bucket within ${formatDuration(input.withinMs)} of its cut or of faults healing at ${rel(epochMs, input.quietAtMs)}; ` +
+    `${input.blocks.length} block(s) cut by ${nodes.size} ingester(s), ${shippedCut} of them in the bucket (and ${input.compacted.size} compacted block(s)); ${judged} judged, each in the bucket within ${formatDuration(input.withinMs)} of its cut or of faults healing at ${rel(epochMs, input.quietAtMs)}; ` +
       `${deletedAfterShipping} deleted locally after shipping, ${lostToPower} undone by a power loss before shipping`,
   );
 }

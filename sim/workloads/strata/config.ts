@@ -109,6 +109,11 @@ export interface StrataWorkloadConfig {
   };
   /** The model's margin between an acknowledgement and the replicas having applied it. */
   settleMs: number;
+  /**
+   * Where every ring lives: the cluster's shared in-memory KV (reached as the `kv` service),
+   * or memberlist gossip between the Strata nodes (`-ring.store=memberlist`).
+   */
+  ringStore: 'inmemory' | 'memberlist';
 }
 
 export const STRATA_ROLES = [
@@ -140,7 +145,13 @@ export function parseStrataConfig(
     'reader',
     'settle',
     'long_term',
+    'ring_store',
   ]);
+  const ringStore = readString(o.ring_store, `${where}.ring_store`, 'inmemory');
+  if (ringStore !== 'inmemory' && ringStore !== 'memberlist')
+    throw new ScenarioError(
+      `${where}.ring_store: unknown store ${JSON.stringify(ringStore)} (known: inmemory, memberlist)`,
+    );
   const broken = readString(o.broken_ingester, `${where}.broken_ingester`, 'none');
   if (!(BROKEN_INGESTER_MODES as readonly string[]).includes(broken)) {
     throw new ScenarioError(
@@ -191,6 +202,7 @@ export function parseStrataConfig(
     outages: parseOutages(o.outages, `${where}.outages`),
     reader,
     settleMs: readDuration(o.settle, `${where}.settle`, 1_000),
+    ringStore,
   };
 }
 
@@ -346,7 +358,7 @@ export function queryText(q: QuerySpec): string {
 export function describeStrata(c: StrataWorkloadConfig): string[] {
   const s = c.scrape;
   const lines = [
-    `strata: RF ${c.replicationFactor}, heartbeat ${formatDuration(c.heartbeatPeriodMs)} (timeout ${formatDuration(c.heartbeatTimeoutMs)}), block range ${formatDuration(c.blockRangeMs)}`,
+    `strata: RF ${c.replicationFactor}, heartbeat ${formatDuration(c.heartbeatPeriodMs)} (timeout ${formatDuration(c.heartbeatTimeoutMs)}), block range ${formatDuration(c.blockRangeMs)}, rings on ${c.ringStore === 'memberlist' ? 'memberlist gossip' : 'the in-memory KV'}`,
     `  tenants: ${c.tenants.map((t) => (t.outOfOrderWindowMs > 0 ? `${t.name} (out-of-order window ${formatDuration(t.outOfOrderWindowMs)})` : `${t.name} (default config)`)).join(', ')}`,
     `  each writer: ${s.series} series per tenant (${s.metrics} metric name(s)), scrape every ${formatDuration(s.intervalMs)} (jitter ${formatDuration(s.jitterMs)}) from +${formatDuration(s.startMs)} to +${formatDuration(s.stopMs)}` +
       (s.churnEveryMs > 0 && s.churnFraction > 0

@@ -8,6 +8,11 @@ import {
   readObject,
   readString,
 } from '../../fields/index.js';
+import {
+  describeCompactorSim,
+  parseCompactorSim,
+  type CompactorSimConfig,
+} from './config_compactor.js';
 
 /**
  * An operator marking blocks for deletion (the `operator` role): at each time, every block
@@ -51,6 +56,8 @@ export interface LongTermConfig {
   flushOnShutdown: boolean;
   /** Blocks the `operator` node marks for deletion; undefined: none. */
   markForDeletion: MarkForDeletionConfig | undefined;
+  /** The compactor's compaction and sharding settings (`compactor`). */
+  compactor: CompactorSimConfig;
 }
 
 /** Prometheus's and Cortex's upper bound on `tsdb.head_compaction_interval`. */
@@ -74,6 +81,7 @@ export function parseLongTerm(
     'store_gateway_replication_factor',
     'flush_on_shutdown',
     'mark_for_deletion',
+    'compactor',
   ]);
   const positive = (v: unknown, key: string, fallback: number): number => {
     const ms = readDuration(v, `${where}.${key}`, fallback);
@@ -105,6 +113,7 @@ export function parseLongTerm(
     ),
     flushOnShutdown: readBoolean(o.flush_on_shutdown, `${where}.flush_on_shutdown`, false),
     markForDeletion: parseMarkForDeletion(o.mark_for_deletion, `${where}.mark_for_deletion`),
+    compactor: parseCompactorSim(o.compactor, `${where}.compactor`, blockRangeMs),
   };
   // The product refuses both at startup; naming the scenario key is friendlier.
   if (c.retentionPeriodMs <= blockRangeMs)
@@ -135,6 +144,7 @@ export function describeLongTerm(c: LongTermConfig): string {
     `cleaner every ${d(c.cleanupIntervalMs)}, deletion delay ${d(c.deletionDelayMs)}` +
     (c.markForDeletion === undefined
       ? ''
-      : `; the operator marks ${c.markForDeletion.ingester}'s blocks for deletion at ${c.markForDeletion.atMs.map((a) => `+${d(a)}`).join(', ')}`)
+      : `; the operator marks ${c.markForDeletion.ingester}'s blocks for deletion at ${c.markForDeletion.atMs.map((a) => `+${d(a)}`).join(', ')}`) +
+    `\n${describeCompactorSim(c.compactor)}`
   );
 }

@@ -7,6 +7,8 @@ import {
   readStringList,
 } from '../../fields/index.js';
 import { BlockDiskLog } from './block_disk.js';
+import { bucketStateAt, madeByCompactor, uploadedMetas } from './bucket_history.js';
+import { COMPACTION_CHECKS, judgeCompactionCheck } from './compaction_judge.js';
 import type { CheckContext } from './checks.js';
 import {
   checkAckedReadableExactlyOnce,
@@ -33,7 +35,7 @@ import { WriteLedger, statusCounts } from './ledger.js';
 import { ReferenceModel } from './model.js';
 import { strataOperator, type OperatorMark } from './operator.js';
 import { ReplicaHistory } from './model_replicas.js';
-import { SIM_BUCKET, TSDB_DIR } from './node_config.js';
+import { SIM_BUCKET, STRATA_TARGETS, TSDB_DIR } from './node_config.js';
 import { ReadLog } from './read_log.js';
 import { strataReader } from './reader.js';
 import { strataProcess } from './strata_process.js';
@@ -57,6 +59,7 @@ export const STRATA_CHECKS = [
   'liveness',
   'blocks_shipped',
   'deletion_delay_honoured',
+  ...COMPACTION_CHECKS,
 ] as const;
 
 /**
@@ -105,6 +108,7 @@ export const strataWorkload: WorkloadDefinition<StrataWorkloadConfig> = {
         throw new ScenarioError(`workload.outages: ${node} is not a writer node`);
     const ledger = new WriteLedger();
     const reads = new ReadLog();
+    const strataNodes = STRATA_TARGETS.flatMap((role) => ctx.nodesByRole.get(role) ?? []);
     const now = (): number => ctx.kernel.now();
     const readAtMs = Math.max(
       ctx.epochMs + config.reader.readAtMs,
@@ -150,11 +154,12 @@ export const strataWorkload: WorkloadDefinition<StrataWorkloadConfig> = {
           case 'querier':
           case 'store-gateway':
           case 'compactor':
-            return (env) => strataProcess(env, role, config, { now });
+            return (env) => strataProcess(env, role, config, { now, strataNodes });
           case 'ingester':
             return (env) =>
               strataProcess(env, role, config, {
                 now,
+                strataNodes,
                 ...(blockLog === undefined ? {} : { blockLog }),
               });
           case 'writer':
@@ -234,6 +239,7 @@ export const strataWorkload: WorkloadDefinition<StrataWorkloadConfig> = {
             return checkBlocksShipped({
               blocks: blockLog.blocks,
               shippedAt: blocksInBucket(bucketHistory(ctx)),
+              compacted: compactedBlocks(bucketHistory(ctx)),
               onDisk: (b) =>
                 ctx.cluster.node(b.node).disk.lookup(`${TSDB_DIR}/${b.tenant}/${b.ulid}`) !==
                 undefined,
@@ -271,8 +277,12 @@ export const strataWorkload: WorkloadDefinition<StrataWorkloadConfig> = {
               epochMs: ctx.epochMs,
             });
           }
-          default:
+          default: {
+            if (config.longTerm === undefined) return notLongTerm(spec.name);
+            const judged = judgeCompactionCheck(spec, config, ctx, bucketHistory(ctx));
+            if (judged !== undefined) return judged;
             throw new Error(`strata has no check ${JSON.stringify(spec.name)}`);
+          }
         }
       },
       summary() {
@@ -291,10 +301,13 @@ export const strataWorkload: WorkloadDefinition<StrataWorkloadConfig> = {
             return `${p.label} ${p.reads.size}/${config.tenants.length}${p.reads.size === 0 ? '' : deletedBefore(began)}`;
           })
           .join(', ');
+        // "In the bucket" counts the cut blocks that reached it; the compactor's own blocks
+        // (vertical and horizontal merges of those) are counted apart.
+        const inBucket = blocksInBucket(bucketHistory(ctx));
         const blocks =
           blockLog === undefined
             ? ''
-            : `; blocks cut ${blockLog.blocks.length}, in the bucket ${blocksInBucket(bucketHistory(ctx)).size}, deleted locally ${blockLog.blocks.filter((b) => b.deletedAt !== undefined).length}, marked for deletion by the operator ${operatorMarks.length}`;
+            : `; blocks cut ${blockLog.blocks.length}, in the bucket ${blockLog.blocks.filter((b) => inBucket.has(`${b.tenant}/${b.ulid}`)).length}, compacted ${compactedBlocks(bucketHistory(ctx)).size} (partial blocks left ${bucketStateAt(bucketHistory(ctx)).partial.size}), deleted locally ${blockLog.blocks.filter((b) => b.deletedAt !== undefined).length}, marked for deletion by the operator ${operatorMarks.length}`;
         return (
           `generated ${ledger.generatedCount} samples, ${ledger.pushes.length} pushes (${attempts} attempts); ` +
           `acked ${counts.acked}, refused ${counts.rejected}, unknown ${counts.unknown}, unsent ${counts.unsent}; ` +
@@ -336,6 +349,15 @@ function validateLongTermTopology(config: StrataWorkloadConfig, ctx: WorkloadCon
     throw new ScenarioError(
       `workload.long_term.store_gateway_replication_factor: ${lt.storeGatewayReplicationFactor} needs at least that many store-gateways, got ${count('store-gateway')}`,
     );
+}
+
+/** `<tenant>/<ulid>` of every block a compactor uploaded (its meta.json says so). */
+function compactedBlocks(history: readonly ObjectStoreEvent[]): Set<string> {
+  return new Set(
+    uploadedMetas(history)
+      .filter((m) => madeByCompactor(m.meta))
+      .map((m) => `${m.tenant}/${m.ulid}`),
+  );
 }
 
 /** Every upload and delete of the blocks bucket (none if no node opened it). */

@@ -35,6 +35,8 @@ export function strataNodeConfig(
   target: StrataTarget,
   nodeName: string,
   c: StrataWorkloadConfig,
+  /** Every Strata node of the cluster (memberlist joins the others). */
+  strataNodes: readonly string[] = [],
 ): Config {
   const config = defaultConfig();
   config.target = target;
@@ -62,8 +64,30 @@ export function strataNodeConfig(
   s3.secret_access_key = 'sim';
   s3.insecure = true;
   if (c.longTerm !== undefined) applyLongTerm(config, nodeName, c, c.longTerm);
+  if (c.ringStore === 'memberlist') applyMemberlist(config, nodeName, strataNodes);
   return config;
 }
+
+/**
+ * Every ring on memberlist (`-ring.store=memberlist`): gossip rides each node's RPC address
+ * (its node name in the simulation); each node joins all the other Strata nodes, and re-joins
+ * them periodically so that a healed partition merges the two halves again.
+ */
+function applyMemberlist(config: Config, nodeName: string, strataNodes: readonly string[]): void {
+  for (const kv of [
+    config.ingester.lifecycler.ring.kvstore,
+    config.store_gateway.sharding_ring.kvstore,
+    config.compactor.sharding_ring.kvstore,
+  ])
+    kv.store = 'memberlist';
+  const ml = config.memberlist;
+  ml.join_members = strataNodes.filter((n) => n !== nodeName);
+  ml.abort_if_cluster_join_fails = false;
+  ml.rejoin_interval = MEMBERLIST_REJOIN_INTERVAL_MS;
+}
+
+/** How often a member re-joins the others in the simulation (Cortex's default is never). */
+const MEMBERLIST_REJOIN_INTERVAL_MS = 30_000;
 
 function applyLongTerm(
   config: Config,
@@ -96,10 +120,18 @@ function applyLongTerm(
   compactor.data_dir = '/data/compactor';
   compactor.cleanup_interval = lt.cleanupIntervalMs;
   compactor.deletion_delay = lt.deletionDelayMs;
-  // One compactor owns every tenant.
-  compactor.sharding_enabled = false;
-  compactor.sharding_ring.kvstore.store = 'inmemory';
-  compactor.sharding_ring.instance_id = nodeName;
+  const cs = lt.compactor;
+  if (cs.blockRangesMs !== undefined) compactor.block_ranges = [...cs.blockRangesMs];
+  if (cs.compactionIntervalMs !== undefined)
+    compactor.compaction_interval = cs.compactionIntervalMs;
+  // Without sharding one compactor owns every tenant; with it, the compactor ring (RF 1)
+  // shares them out, with the workload's quick heartbeats.
+  compactor.sharding_enabled = cs.shardingEnabled;
+  const ring = compactor.sharding_ring;
+  ring.kvstore.store = 'inmemory';
+  ring.instance_id = nodeName;
+  ring.heartbeat_period = c.heartbeatPeriodMs;
+  ring.heartbeat_timeout = c.heartbeatTimeoutMs;
 }
 
 /** The runtime-config file (Cortex format) with each tenant's overrides; '' when none. */

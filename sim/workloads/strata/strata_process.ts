@@ -11,6 +11,7 @@ import {
 } from '../../../src/runtime/index.js';
 import type { SimProcess } from '../../cluster/index.js';
 import { DeleteBeforeShipFileSystem, ObservedFileSystem, type BlockDiskLog } from './block_disk.js';
+import { brokenCompactorEnv } from './compactor_bugs.js';
 import type { StrataWorkloadConfig } from './config.js';
 import {
   RUNTIME_CONFIG_DIR,
@@ -25,6 +26,8 @@ export interface StrataProcessDeps {
   blockLog?: BlockDiskLog;
   /** Harness time for the block log (true virtual time, unaffected by clock skew). */
   now: () => number;
+  /** Every Strata node of the cluster (memberlist members join the others). */
+  strataNodes?: readonly string[];
 }
 
 /**
@@ -32,7 +35,7 @@ export interface StrataProcessDeps {
  * (it is the operator's file, rewritten on every start), then `Strata.create` and `start`.
  * A crash simply drops it (the incarnation's timers and calls die with it). An ingester's
  * file system is watched for block cuts when blocks ship, and a broken ingester gets its
- * Transport or FileSystem broken from outside.
+ * Transport or FileSystem broken from outside (a broken compactor its bucket or ring KV).
  */
 export function strataProcess(
   env: Env,
@@ -40,9 +43,14 @@ export function strataProcess(
   c: StrataWorkloadConfig,
   deps: StrataProcessDeps,
 ): SimProcess {
-  const config = strataNodeConfig(target, env.nodeName, c);
+  const config = strataNodeConfig(target, env.nodeName, c, deps.strataNodes);
   const runtimeYaml = runtimeConfigYaml(c.tenants);
-  const procEnv = target === 'ingester' ? ingesterEnv(env, c, deps) : env;
+  const procEnv =
+    target === 'ingester'
+      ? ingesterEnv(env, c, deps)
+      : target === 'compactor'
+        ? brokenCompactorEnv(env, c.longTerm?.compactor.broken ?? 'none')
+        : env;
   let strata: Strata | undefined;
   return {
     async start(signal: AbortSignal): Promise<void> {

@@ -131,7 +131,7 @@ function compareLww(a: LwwValue, b: LwwValue): number {
 }
 
 /** Lexicographic byte order. */
-export function compareBytes(a: Uint8Array, b: Uint8Array): number {
+function compareBytes(a: Uint8Array, b: Uint8Array): number {
   const n = Math.min(a.length, b.length);
   for (let i = 0; i < n; i++) {
     const d = (a[i] ?? 0) - (b[i] ?? 0);

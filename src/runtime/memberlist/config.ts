@@ -64,7 +64,7 @@ export interface MemberlistKVConfig {
   maxPacketBytes: number;
 }
 
-export const DEFAULT_MEMBERLIST_KV_CONFIG: Readonly<MemberlistKVConfig> = Object.freeze({
+const DEFAULT_MEMBERLIST_KV_CONFIG: Readonly<MemberlistKVConfig> = Object.freeze({
   nodeName: '',
   randomizeNodeName: true,
   streamTimeoutMs: 10_000,

@@ -11,27 +11,15 @@
  * `MergeCodec`s) and never open sockets itself.
  */
 export { MemberlistKV, type MemberlistKVDeps } from './memberlist_kv.js';
-export { MemberlistKVClient } from './client.js';
 export { openMemberlistClient } from './open_client.js';
-export {
-  DEFAULT_MEMBERLIST_KV_CONFIG,
-  memberlistKVConfig,
-  pushPullIntervalMs,
-  retransmitLimit,
-  suspicionTimeoutMs,
-  type MemberlistKVConfig,
-} from './config.js';
-export {
-  LWW_BYTES_CODEC,
-  LWW_CODEC_ID,
-  compareBytes,
-  type ClientWrite,
-  type LwwValue,
-  type MergeCodec,
-  type MergeOptions,
-  type MergeResult,
-  type TombstoneRemoval,
+export type { MemberlistKVConfig } from './config.js';
+export type {
+  ClientWrite,
+  MergeCodec,
+  MergeOptions,
+  MergeResult,
+  TombstoneRemoval,
 } from './codec.js';
 export type { MessageRecord } from './history.js';
 export type { KeyStatus, MemberStatus, MemberlistStatus } from './status.js';
-export { PACKET_METHOD, STREAM_METHOD, type MemberState } from './wire.js';
+export type { MemberState } from './wire.js';

@@ -17,7 +17,7 @@ import type { MemberlistKVConfig } from './config.js';
 import { MemberlistKV } from './memberlist_kv.js';
 
 /** Fast protocol timings for unit tests (virtual time anyway). */
-export const FAST: Partial<MemberlistKVConfig> = {
+const FAST: Partial<MemberlistKVConfig> = {
   randomizeNodeName: false,
   gossipIntervalMs: 100,
   probeIntervalMs: 1_000,

@@ -166,6 +166,32 @@ describe('memberlist KV', () => {
     ]);
   });
 
+  it('periodic push/pull repairs an update whose gossip a member missed', async () => {
+    const c = await threeMembers();
+    await c.until(() => allAlive(c, ['a', 'b', 'c']), 5_000);
+    // Cut c for less than a suspicion timeout: it stays a member, but misses the update.
+    c.isolate('c');
+    await c
+      .member('a')
+      .kv.openClient('')
+      .cas('k', () => enc.encode('v'));
+    await c.until(() => c.member('b').kv.clientValue('k') !== undefined, 1_000);
+    // Retransmit limit 4 × ceil(log10(4)) = 4 sends, 3 targets a round: gone from the queues.
+    await c.advance(500);
+    for (const name of ['a', 'b', 'c'])
+      expect(c.member(name).kv.status().queued).toEqual({ local: 0, gossip: 0 });
+    c.heal('c');
+    expect(c.member('c').kv.clientValue('k')).toBeUndefined();
+    const pulls = async (name: string): Promise<string> =>
+      c.member(name).registry.getSingleMetricAsString('memberlist_client_state_pulls_total');
+    const took = await c.until(() => c.member('c').kv.clientValue('k') !== undefined, 30_000);
+    // Every member runs a push/pull every 5s here (pullPushIntervalMs): c's own, or a peer's
+    // with c, brings it within one interval and a bit.
+    expect(took).toBeLessThanOrEqual(6_000);
+    expect(text(c.member('c').kv.clientValue('k'))).toBe('v');
+    expect(await pulls('c')).not.toContain('memberlist_client_state_pulls_total 0');
+  });
+
   it('records sent and received messages and key versions for the status page', async () => {
     const c = await threeMembers();
     await c.until(() => allAlive(c, ['a', 'b', 'c']), 5_000);
