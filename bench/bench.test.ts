@@ -59,6 +59,7 @@ describe('strata bench', () => {
       'memory',
       'remote-write',
       'long-term',
+      'compaction',
     ]);
     expect(quick.remoteWrite.scales).toEqual([2_000, 5_000]);
     expect(full.remoteWrite.scales).toEqual([100_000, 1_000_000]);

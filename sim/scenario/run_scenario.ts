@@ -170,7 +170,10 @@ function nodeEvents(plan: FaultPlan, scenario: Scenario): NodeLifecycleEvent[] {
     }
   }
   // Stable: events at the same time keep their order (late starts first).
-  return out.map((e, i) => ({ e, i })).sort((a, b) => a.e.at - b.e.at || a.i - b.i).map(({ e }) => e);
+  return out
+    .map((e, i) => ({ e, i }))
+    .sort((a, b) => a.e.at - b.e.at || a.i - b.i)
+    .map(({ e }) => e);
 }
 
 function judge(

@@ -11,7 +11,7 @@ import {
   readTenantDeletionMark,
   writeTenantDeletionMark,
 } from '../bucket/index.js';
-import { uploadTestBlock } from '../bucket/testing.js';
+import { testUlid, uploadTestBlock } from '../bucket/testing.js';
 import { HOUR, T0, blockIds, id, metric, signal, world } from './cleaner_harness.testing.js';
 
 describe('BlocksCleaner, active tenants', () => {
@@ -140,6 +140,25 @@ describe('BlocksCleaner, active tenants', () => {
         reason: 'partial',
       }),
     ).toBe(1);
+  });
+
+  it('abandons a partial block only once both its ID and its newest object are old', async () => {
+    const w = world({ partialBlockDeletionDelayMs: 24 * HOUR });
+    // Cut 48h ago but uploading now (an ingester shipping late): kept.
+    await uploadTestBlock(w.inner, 't', id(1), { partial: true });
+    // Objects as old as id(1)'s, but an ID minted 2h after them: kept longer.
+    const later = testUlid(w.clock.now() + 2 * HOUR, 9);
+    await uploadTestBlock(w.inner, 't', later, { partial: true });
+    await w.clock.advance(HOUR);
+    await w.cleaner.runCleanup(signal(), true);
+    expect(await w.inner.list(`t/${id(1)}/`, { recursive: true })).toHaveLength(2);
+    await w.clock.advance(23 * HOUR + 1);
+    await w.cleaner.runCleanup(signal(), false);
+    expect(await w.inner.list(`t/${id(1)}/`, { recursive: true })).toEqual([]);
+    expect(await w.inner.list(`t/${later}/`, { recursive: true })).toHaveLength(2);
+    await w.clock.advance(2 * HOUR);
+    await w.cleaner.runCleanup(signal(), false);
+    expect(await w.inner.list(`t/${later}/`, { recursive: true })).toEqual([]);
   });
 
   it('deletes the index and the status once the tenant has no blocks left', async () => {

@@ -15,6 +15,7 @@ import {
   type PartialBlock,
 } from '../bucket/index.js';
 import type { Bucket, Clock, Logger } from '../runtime/index.js';
+import { ulidTime } from '../tsdb/index.js';
 import type { CleanerMetrics } from './metrics.js';
 
 /** What Cortex's shuffle-sharding compactor leaves in a block it visits. */
@@ -79,9 +80,14 @@ export async function deleteMarkedBlocks(
 /**
  * Deletes the partial blocks (no meta.json) that are safe to delete and returns the partials
  * that remain. Safe means (Cortex): the block carries a deletion mark, whatever its age, or
- * holds nothing but visit markers. With `partialDelayMs` > 0 (Mimir's opt-in, not Cortex's)
- * a partial block untouched for that long is first marked, then deleted, too. Blocks whose
- * meta.json is corrupted are never deleted here: they need an operator.
+ * holds nothing but visit markers. With `partialDelayMs` > 0 a partial block is also
+ * abandoned, so first marked and then deleted, once both its ID (its creation time) and its
+ * newest object are older than that: the reference's "malformed blocks older than
+ * max(consistency delay, 48h) are removed" (the compactor passes that age unless
+ * `-compactor.partial-block-deletion-delay` sets another). Requiring the newest object to be
+ * old too keeps an upload in progress of a block cut long ago (an ingester shipping after a
+ * long outage) from being deleted under the uploader. Blocks whose meta.json is corrupted are
+ * never deleted here: they need an operator.
  */
 export async function cleanPartialBlocks(
   ctx: TenantContext,
@@ -152,10 +158,12 @@ async function partialVerdict(
   ) {
     return 'visit-markers-only';
   }
+  const now = ctx.clock.now();
   if (
     partialDelayMs > 0 &&
     partial.lastModifiedMs > 0 &&
-    ctx.clock.now() - partial.lastModifiedMs > partialDelayMs
+    now - partial.lastModifiedMs > partialDelayMs &&
+    now - ulidTime(partial.block) > partialDelayMs
   ) {
     return 'stale';
   }

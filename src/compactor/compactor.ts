@@ -77,7 +77,10 @@ export interface CompactorConfig {
   /** `-compactor.block-visit-marker-file-update-interval` (1m when absent); shuffle sharding only. */
   blockVisitMarkerFileUpdateIntervalMs?: number;
   ring: CompactorRingConfig;
-  /** See BlocksCleanerConfig. */
+  /**
+   * `-compactor.partial-block-deletion-delay`: the age after which a partial block is
+   * abandoned (see BlocksCleanerConfig); 0 or absent: max(consistency delay, 48h).
+   */
   partialBlockDeletionDelayMs?: number;
   blockDeletionMarksMigrationEnabled?: boolean;
   /** `-compactor.tenant-cleanup-delay` (6h when absent); see BlocksCleanerConfig. */
@@ -145,9 +148,7 @@ export class Compactor extends BasicService {
       {
         deletionDelayMs: config.deletionDelayMs,
         cleanupConcurrency: config.cleanupConcurrency,
-        ...(config.partialBlockDeletionDelayMs === undefined
-          ? {}
-          : { partialBlockDeletionDelayMs: config.partialBlockDeletionDelayMs }),
+        partialBlockDeletionDelayMs: abandonedPartialAgeMs(config),
         ...(config.blockDeletionMarksMigrationEnabled === undefined
           ? {}
           : { blockDeletionMarksMigrationEnabled: config.blockDeletionMarksMigrationEnabled }),
@@ -414,4 +415,17 @@ export class Compactor extends BasicService {
       this.logger.error('stopping the compactor ring client failed', { err: String(err) });
     });
   }
+}
+
+/** Thanos's minimum age before a block without meta.json may be removed as malformed. */
+const MALFORMED_BLOCK_MIN_AGE_MS = 48 * 3_600_000;
+
+/**
+ * How old a partial block must be to count as abandoned: the configured delay, or the
+ * reference's rule (malformed blocks older than max(consistency delay, 48h) are removed).
+ */
+function abandonedPartialAgeMs(config: CompactorConfig): number {
+  const configured = config.partialBlockDeletionDelayMs ?? 0;
+  if (configured > 0) return configured;
+  return Math.max(config.compaction?.consistencyDelayMs ?? 0, MALFORMED_BLOCK_MIN_AGE_MS);
 }

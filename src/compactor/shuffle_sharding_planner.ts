@@ -62,6 +62,7 @@ export class ShuffleShardingPlanner implements Planner {
       } catch (err) {
         throw new Error(
           `unable to get visit marker file for block ${m.ulid}: ${errorMessage(err)}`,
+          { cause: err },
         );
       }
       if (marker === undefined) {

@@ -86,7 +86,9 @@ export async function readBlockVisitMarker(
     parsed = JSON.parse(new TextDecoder().decode(raw));
   } catch (err) {
     metrics.readFailed.inc();
-    throw new Error(`unmarshal block visit marker JSON: ${path}: ${errorMessage(err)}`);
+    throw new Error(`unmarshal block visit marker JSON: ${path}: ${errorMessage(err)}`, {
+      cause: err,
+    });
   }
   const m = parsed as Partial<BlockVisitMarker> | null;
   if (

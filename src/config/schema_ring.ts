@@ -298,7 +298,7 @@ export const compactorBlock = block(
     }),
     partial_block_deletion_delay: setting('duration', 0, {
       flag: 'compactor.partial-block-deletion-delay',
-      help: "Strata (Mimir's setting, not in Cortex): if positive, a partial block (no meta.json) none of whose objects changed for this long, such as what a compactor killed during an upload leaves, is marked for deletion and deleted by the blocks cleaner. 0 keeps partial blocks that carry no deletion mark, as Cortex does.",
+      help: "Strata (Mimir's setting, not in Cortex): a partial block (no meta.json), such as what a compactor killed during an upload leaves, whose ID and newest object are both older than this is marked for deletion and deleted by the blocks cleaner. 0: max(consistency delay, 48h), the reference's age for removing malformed blocks.",
     }),
     sharding_enabled: setting('bool', false, {
       flag: 'compactor.sharding-enabled',
@@ -306,7 +306,7 @@ export const compactorBlock = block(
     }),
     sharding_strategy: setting('string', 'default', {
       flag: 'compactor.sharding-strategy',
-      help: 'The sharding strategy to use. Supported values are: default, shuffle-sharding.',
+      help: 'The sharding strategy to use.',
       choices: COMPACTOR_SHARDING_STRATEGIES,
     }),
     block_visit_marker_timeout: setting('duration', 5 * MINUTE, {

@@ -11,8 +11,17 @@ import { transitionWindows } from './compaction_judge.js';
 
 const S = 1_000;
 const M = 60_000;
-const ids = Array.from({ length: 9 }, (_, i) => `01JAAAAAAAAAAAAAAAAAAAAAA${i + 1}`);
-const [R1, R2, R3, C1, C2, C3, N1, N2] = ids as [string, ...string[]] as string[];
+const id = (i: number): string => `01JAAAAAAAAAAAAAAAAAAAAAA${i}`;
+const [R1, R2, R3, C1, C2, C3, N1, N2] = [1, 2, 3, 4, 5, 6, 7, 8].map(id) as [
+  string,
+  string,
+  string,
+  string,
+  string,
+  string,
+  string,
+  string,
+];
 const enc = new TextEncoder();
 
 interface BlockSpec {
@@ -83,7 +92,9 @@ describe('compaction_converged', () => {
     ];
     const r = judge(history);
     expect(r.verdict).toBe('pass');
-    expect(r.detail).toBe('t: 3 live block(s) (levels 3,1,1), 1 whole 4m0s range(s); 0 partial block(s) left (no meta.json)');
+    expect(r.detail).toBe(
+      't: 3 live block(s) (levels 3,1,1), 1 whole 4m0s range(s); 0 partial block(s) left (no meta.json)',
+    );
   });
 
   it('fails replicas left unmerged, leftover sources, and a finished range in two blocks', () => {

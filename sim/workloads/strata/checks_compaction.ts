@@ -59,7 +59,9 @@ export function checkCompactionConverged(input: CompactionConvergedInput): Check
       continue;
     }
     if (!live.some((m) => madeByCompactor(m.meta)))
-      failures.push(`${tenant}: no compacted block in the bucket (the compactors never compacted it)`);
+      failures.push(
+        `${tenant}: no compacted block in the bucket (the compactors never compacted it)`,
+      );
     for (let i = 1; i < live.length; i++) {
       const prev = live[i - 1]!;
       const cur = live[i]!;
@@ -82,7 +84,8 @@ export function checkCompactionConverged(input: CompactionConvergedInput): Check
     }
     // Thanos's planner leaves the newest block out, then compacts a range once it ends at or
     // before the start of the newest of the rest: the ranges it must have finished.
-    const highTime = live.length < 2 ? Number.NEGATIVE_INFINITY : live[live.length - 2]!.meta.minTime;
+    const highTime =
+      live.length < 2 ? Number.NEGATIVE_INFINITY : live[live.length - 2]!.meta.minTime;
     const windows = new Map<number, UploadedMeta[]>();
     for (const m of live) {
       const w = Math.floor(m.meta.minTime / R);
@@ -95,7 +98,9 @@ export function checkCompactionConverged(input: CompactionConvergedInput): Check
           `${tenant}: the range [${rel(epochMs, w * R)}, ${rel(epochMs, (w + 1) * R)}) holds ${blocks.length} blocks, not one: ${blocks.map((b) => span(b, epochMs)).join(', ')}`,
         );
     const levels = live.map((m) => m.meta.compaction.level).join(',');
-    summary.push(`${tenant}: ${live.length} live block(s) (levels ${levels}), ${windows.size} whole ${formatDuration(R)} range(s)`);
+    summary.push(
+      `${tenant}: ${live.length} live block(s) (levels ${levels}), ${windows.size} whole ${formatDuration(R)} range(s)`,
+    );
   }
   return verdict(
     'compaction_converged',

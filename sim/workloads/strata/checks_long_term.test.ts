@@ -127,10 +127,16 @@ describe('blocks_shipped', () => {
       [`t/${B3}`, 5 * M],
     ]);
     const ok = checkBlocksShipped(
-      shippedInput({ blocks: [cut('i1', B1, 3 * M)], shippedAt, compacted: new Set([`t/${B2}`, `t/${B3}`]) }),
+      shippedInput({
+        blocks: [cut('i1', B1, 3 * M)],
+        shippedAt,
+        compacted: new Set([`t/${B2}`, `t/${B3}`]),
+      }),
     );
     expect(ok.verdict).toBe('pass');
-    expect(ok.detail).toMatch(/^1 block\(s\) cut by 1 ingester\(s\), 1 of them in the bucket \(and 2 compacted block\(s\)\)/);
+    expect(ok.detail).toMatch(
+      /^1 block\(s\) cut by 1 ingester\(s\), 1 of them in the bucket \(and 2 compacted block\(s\)\)/,
+    );
     const stray = checkBlocksShipped(
       shippedInput({ blocks: [cut('i1', B1, 3 * M)], shippedAt, compacted: new Set([`t/${B2}`]) }),
     );

@@ -30,7 +30,10 @@ export function brokenCompactorEnv(env: Env, mode: BrokenCompactorMode): Env {
     case 'none':
       return env;
     case 'skip_dedup':
-      return { ...env, buckets: { open: (spec) => new ReplicaLabelBucket(env.buckets.open(spec)) } };
+      return {
+        ...env,
+        buckets: { open: (spec) => new ReplicaLabelBucket(env.buckets.open(spec)) },
+      };
     case 'delete_sources_early':
       return {
         ...env,

@@ -77,7 +77,7 @@ describe('strata scenarios (each seed twice)', () => {
         // Several blocks per replica and tenant, most of them deleted locally, some marked
         // and deleted from the bucket; three whole reads of both tenants.
         expect(r.details.summary).toMatch(
-          /read phase at \+5m30s 2\/2 \(0 blocks deleted locally before\), read phase at \+10m0s 2\/2 \((1\d|[2-9]\d) blocks deleted locally before\); blocks cut (3\d|[4-9]\d), in the bucket \2, compacted [1-9]\d*, deleted locally [2-9]\d, marked for deletion by the operator [1-9]/,
+          /read phase at \+5m30s 2\/2 \(0 blocks deleted locally before\), read phase at \+10m0s 2\/2 \((1\d|[2-9]\d) blocks deleted locally before\); blocks cut (3\d|[4-9]\d), in the bucket \2, compacted \d+ \(partial blocks left 0\), deleted locally [2-9]\d, marked for deletion by the operator [1-9]/,
         );
         expect(r.details.plan.join('\n')).toContain('power loss ingester-2');
         const deletion = r.checks.find((c) => c.name === 'deletion_delay_honoured')!;
@@ -165,6 +165,7 @@ describe('a broken ingester fails ingester-crash', () => {
 
 /** The resharding scenarios run about 25s of wall time each: two seeds, twice each. */
 const RESHARDING_SEEDS = [1, 2];
+const RESHARDING_TIMEOUT_MS = 480_000;
 
 describe('compactor resharding (each seed twice)', () => {
   it(
@@ -178,12 +179,32 @@ describe('compactor resharding (each seed twice)', () => {
           /read phase at \+6m30s 4\/4 .*read phase at \+12m30s 4\/4 .*blocks cut (\d+), in the bucket \1, compacted [1-9]\d* \(partial blocks left 1\)/,
         );
         const converged = r.checks.find((c) => c.name === 'compaction_converged')!;
-        expect(converged.detail).toMatch(/team-a: \d+ live block\(s\) \(levels [4-9],.*1 whole 12m0s range/);
+        expect(converged.detail).toMatch(
+          /team-a: \d+ live block\(s\) \(levels [4-9],.*1 whole 12m0s range/,
+        );
         const owners = r.checks.find((c) => c.name === 'one_compactor_per_tenant')!;
-        expect(owners.detail).toMatch(/^[1-9]\d* compactor writes outside \d+ ring-transition window/);
+        expect(owners.detail).toMatch(
+          /^[1-9]\d* compactor writes outside \d+ ring-transition window/,
+        );
       }
     },
-    SWEEP_TIMEOUT_MS,
+    RESHARDING_TIMEOUT_MS,
+  );
+});
+
+describe('compactor resharding on memberlist (each seed twice)', () => {
+  it(
+    'compactor-resharding-memberlist: the same with every ring gossiped, and a partition that heals',
+    async () => {
+      const reports = await sweep('compactor-resharding-memberlist', RESHARDING_SEEDS);
+      for (const r of reports) {
+        expect(r.details.plan.join('\n')).toContain('rings on memberlist gossip');
+        expect(r.details.summary).toMatch(
+          /final reads 4\/4 tenants.*blocks cut (\d+), in the bucket \1, compacted [1-9]\d* \(partial blocks left 1\)/,
+        );
+      }
+    },
+    RESHARDING_TIMEOUT_MS,
   );
 });
 
@@ -191,12 +212,17 @@ describe('a broken compactor fails compactor-resharding', () => {
   const broken = (mode: string): ReturnType<typeof parseScenario> =>
     parseScenario(
       variant('compactor-resharding', (d) => {
-        const lt = (d['workload'] as Record<string, unknown>)['long_term'] as Record<string, unknown>;
+        const lt = (d['workload'] as Record<string, unknown>)['long_term'] as Record<
+          string,
+          unknown
+        >;
         (lt['compactor'] as Record<string, unknown>)['broken'] = mode;
       }),
       `compactor-resharding(broken=${mode})`,
     );
-  const verdicts = async (mode: string): Promise<Record<string, { verdict: string; detail: string }>> => {
+  const verdicts = async (
+    mode: string,
+  ): Promise<Record<string, { verdict: string; detail: string }>> => {
     const bad = await runScenario(broken(mode), 1, { commit });
     expect(bad.passed).toBe(false);
     expect(bad.details.plan.join('\n')).toContain(`DELIBERATE BUG: compactors ${mode}`);
