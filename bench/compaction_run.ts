@@ -20,6 +20,7 @@ import {
   newMetricsRegistry,
   type Bucket,
   type BucketCallOptions,
+  type UploadSource,
   type BucketListOptions,
   type FileHandle,
   type FileStat,
@@ -173,6 +174,10 @@ class PhaseBucket implements Bucket {
     if (name.endsWith('/meta.json') && this.tracker.phase === 'upload') {
       this.tracker.enter('finish');
     }
+  }
+  async uploadStream(name: string, source: UploadSource, opts?: BucketCallOptions): Promise<void> {
+    if (isDataObject(name)) this.tracker.enter('upload');
+    await this.inner.uploadStream(name, source, opts);
   }
   delete(name: string, opts?: BucketCallOptions): Promise<void> {
     return this.inner.delete(name, opts);

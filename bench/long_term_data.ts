@@ -7,6 +7,7 @@ import { Matcher } from '../src/model/index.js';
 import type {
   Bucket,
   BucketCallOptions,
+  UploadSource,
   BucketListOptions,
   Clock,
   FileSystem,
@@ -217,6 +218,10 @@ export class CountingBucket implements Bucket {
 
   upload(name: string, data: Uint8Array, opts?: BucketCallOptions): Promise<void> {
     return this.inner.upload(name, data, opts);
+  }
+
+  uploadStream(name: string, source: UploadSource, opts?: BucketCallOptions): Promise<void> {
+    return this.inner.uploadStream(name, source, opts);
   }
 
   delete(name: string, opts?: BucketCallOptions): Promise<void> {

@@ -61,6 +61,44 @@ describeBucketContract('openBucketClient s3 (MinIO, retrying + instrumented)', a
   return { bucket, cleanup: () => Promise.resolve() };
 });
 
+describe('streamed uploads through the retrying client (MinIO)', () => {
+  it('restarts a multipart upload whose source failed after a part went up, from the first byte', async () => {
+    const bucket = openBucketClient(spec(await minio.createBucket('restart')), 'ingester', {
+      buckets: new RealBucketProvider({ clock }),
+      clock,
+      registry: newMetricsRegistry(),
+    });
+    const size = 20 * (1 << 20) + 7;
+    const data = new Uint8Array(size).map((_, i) => (i * 13 + (i >>> 12)) & 0xff);
+    const piece = 1 << 20;
+    const sent: number[] = [];
+    const source = {
+      size,
+      async *open(): AsyncIterable<Uint8Array> {
+        const attempt = sent.push(0) - 1;
+        for (let at = 0; at < size; at += piece) {
+          // The first attempt's read fails after the first 16 MiB part was uploaded.
+          if (attempt === 0 && at >= 18 * piece) {
+            throw Object.assign(new Error('connection reset reading the block'), {
+              code: 'ECONNRESET',
+            });
+          }
+          await Promise.resolve();
+          const bytes = data.slice(at, Math.min(size, at + piece));
+          sent[attempt] = (sent[attempt] ?? 0) + bytes.length;
+          yield bytes;
+        }
+      },
+    };
+    await bucket.uploadStream('t/01/chunks/000001', source);
+    expect(sent).toEqual([18 * piece, size]);
+    const got = await bucket.get('t/01/chunks/000001');
+    expect(got.length).toBe(size);
+    expect(Buffer.compare(got, data)).toBe(0);
+    await bucket.close();
+  });
+});
+
 describe('s3 backend errors (MinIO)', () => {
   it('wrong credentials: a non-retryable error naming the bucket and endpoint', async () => {
     const bucketName = await minio.createBucket('creds');

@@ -1,10 +1,12 @@
 import {
   MemoryBucket,
   RpcError,
+  collectSource,
   listObjectNames,
   type Bucket,
   type Clock,
   type ObjectAttributes,
+  type UploadSource,
 } from '../../src/runtime/index.js';
 import type { ServiceLink } from './service_call.js';
 
@@ -209,6 +211,15 @@ export class SimBucket implements Bucket {
       () => this.store.upload(name, copy, this.node),
       name,
     );
+  }
+
+  /**
+   * Simulated blocks are tiny: the source is read whole on the client, then sent as one
+   * upload call (the same network crossing, faults and history as `upload`).
+   */
+  async uploadStream(name: string, source: UploadSource): Promise<void> {
+    const data = await collectSource(name, source);
+    return this.upload(name, data);
   }
 
   delete(name: string): Promise<void> {

@@ -1,7 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { DiskFileSystem } from '../../sim/testing/index.js';
 import { Labels } from '../model/index.js';
-import { MemoryBucket, createSeededRandom, type Bucket } from '../runtime/index.js';
+import {
+  MemoryBucket,
+  createSeededRandom,
+  type Bucket,
+  type FileHandle,
+  type FileStat,
+  type FileSystem,
+  type OpenMode,
+  type UploadSource,
+} from '../runtime/index.js';
 import { ManualClock } from '../runtime/testing/index.js';
 import {
   parseBlockMeta,
@@ -42,6 +51,11 @@ class RecordingBucket implements Bucket {
   async upload(name: string, data: Uint8Array): Promise<void> {
     this.check('upload', name);
     return this.inner.upload(name, data);
+  }
+  /** Recorded as `stream`: which objects went up streamed is part of what is tested. */
+  async uploadStream(name: string, source: UploadSource): Promise<void> {
+    this.check('stream', name);
+    return this.inner.uploadStream(name, source);
   }
   async delete(name: string): Promise<void> {
     this.check('delete', name);
@@ -94,6 +108,50 @@ async function localBlock(
   );
 }
 
+/** A FileSystem that records whole-file reads and the largest single read of an open file. */
+class ReadRecordingFs implements FileSystem {
+  readonly wholeReads: string[] = [];
+  largestRead = 0;
+  constructor(private readonly inner: FileSystem) {}
+  async open(path: string, mode: OpenMode): Promise<FileHandle> {
+    const handle = await this.inner.open(path, mode);
+    const read = handle.read.bind(handle);
+    handle.read = async (position: number, length: number): Promise<Uint8Array> => {
+      this.largestRead = Math.max(this.largestRead, length);
+      return read(position, length);
+    };
+    return handle;
+  }
+  readFile(path: string): Promise<Uint8Array> {
+    this.wholeReads.push(path);
+    return this.inner.readFile(path);
+  }
+  writeFile(path: string, data: Uint8Array | string): Promise<void> {
+    return this.inner.writeFile(path, data);
+  }
+  mkdir(path: string, opts?: { recursive?: boolean }): Promise<void> {
+    return this.inner.mkdir(path, opts);
+  }
+  readdir(path: string): Promise<string[]> {
+    return this.inner.readdir(path);
+  }
+  stat(path: string): Promise<FileStat | undefined> {
+    return this.inner.stat(path);
+  }
+  exists(path: string): Promise<boolean> {
+    return this.inner.exists(path);
+  }
+  rename(from: string, to: string): Promise<void> {
+    return this.inner.rename(from, to);
+  }
+  remove(path: string, opts?: { recursive?: boolean }): Promise<void> {
+    return this.inner.remove(path, opts);
+  }
+  syncDir(path: string): Promise<void> {
+    return this.inner.syncDir(path);
+  }
+}
+
 function setup(): { fs: DiskFileSystem; bucket: RecordingBucket } {
   const clock = new ManualClock(START);
   return { fs: new DiskFileSystem(), bucket: new RecordingBucket(new MemoryBucket({ clock })) };
@@ -115,8 +173,8 @@ describe('uploadBlock', () => {
     );
     const prefix = `${TENANT}/${local.ulid}`;
     expect(bucket.ops).toEqual([
-      ...segments.map((s) => `upload ${prefix}/chunks/${s}`),
-      `upload ${prefix}/index`,
+      ...segments.map((s) => `stream ${prefix}/chunks/${s}`),
+      `stream ${prefix}/index`,
       `upload ${prefix}/meta.json`,
     ]);
     expect(await fs.exists(`${DIR}/${local.ulid}/tombstones`)).toBe(true);
@@ -131,6 +189,38 @@ describe('uploadBlock', () => {
     expect(await bucket.inner.get(`${prefix}/index`)).toEqual(
       await fs.readFile(`${DIR}/${local.ulid}/index`),
     );
+  });
+
+  it('streams chunk segments and the index: no file is read whole, no read exceeds the chunk size', async () => {
+    const { fs: disk, bucket } = setup();
+    const local = await localBlock(disk, { segmentSize: 64 * 1024, series: 200 });
+    const dir = `${DIR}/${local.ulid}`;
+    const segments = await disk.readdir(`${dir}/chunks`);
+    const sizes = await Promise.all(
+      [...segments.map((s) => `${dir}/chunks/${s}`), `${dir}/index`].map(
+        async (f) => (await disk.stat(f))?.size ?? 0,
+      ),
+    );
+    const chunkBytes = 4096;
+    // Every file spans several reads, so a whole-file read could not pass as one chunk.
+    expect(Math.min(...sizes)).toBeGreaterThan(2 * chunkBytes);
+    const fs = new ReadRecordingFs(disk);
+    await uploadBlock(
+      bucket,
+      TENANT,
+      dir,
+      { labels: LABELS, source: 'receive' },
+      { fs, uploadChunkBytes: chunkBytes },
+    );
+    expect(fs.wholeReads.filter((p) => p.includes('/chunks/') || p.endsWith('/index'))).toEqual([]);
+    expect(fs.largestRead).toBeGreaterThan(0);
+    expect(fs.largestRead).toBeLessThanOrEqual(chunkBytes);
+    const prefix = `${TENANT}/${local.ulid}`;
+    for (const s of segments)
+      expect(await bucket.inner.get(`${prefix}/chunks/${s}`)).toEqual(
+        await disk.readFile(`${dir}/chunks/${s}`),
+      );
+    expect(await bucket.inner.get(`${prefix}/index`)).toEqual(await disk.readFile(`${dir}/index`));
   });
 
   it('writes meta.json as a Cortex ingester does: labels, source, segment_files, files with sizes', async () => {
@@ -216,7 +306,7 @@ describe('uploadBlock', () => {
     for (const failing of ['/chunks/', '/index']) {
       const { fs, bucket } = setup();
       const local = await localBlock(fs);
-      bucket.failOn = (op, name) => op === 'upload' && name.includes(failing);
+      bucket.failOn = (op, name) => op === 'stream' && name.includes(failing);
       const err = await uploadBlock(
         bucket,
         TENANT,
@@ -226,7 +316,7 @@ describe('uploadBlock', () => {
       ).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(BlockUploadError);
       expect(String(err)).toContain(failing === '/index' ? 'the index' : 'the chunks');
-      expect(String(err)).toContain('injected upload failure');
+      expect(String(err)).toContain('injected stream failure');
       expect(bucket.ops.some((o) => o.endsWith('meta.json') && o.startsWith('upload'))).toBe(false);
       expect(await bucket.inner.list('', { recursive: true })).toEqual([]);
     }

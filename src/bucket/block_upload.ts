@@ -4,8 +4,10 @@
 // partial upload (readers skip it, the compactor's cleaner removes it). The meta.json
 // uploaded is the local one plus the Thanos section the bucket's readers rely on: external
 // labels, source, downsampling resolution, `segment_files` and `files` (rel_path, size). The
-// tombstones file is never uploaded (Cortex's blocks carry no deletions).
-import type { Bucket, FileSystem, Logger } from '../runtime/index.js';
+// tombstones file is never uploaded (Cortex's blocks carry no deletions). Chunk segments (up
+// to 512 MiB) and the index are streamed from the local files a bounded piece at a time, so
+// uploading a block takes memory independent of its size.
+import { fileSource, type Bucket, type FileSystem, type Logger } from '../runtime/index.js';
 import {
   META_FILENAME,
   readBlockMeta,
@@ -30,6 +32,8 @@ export interface BlockUploadOptions {
 export interface BlockUploadDeps {
   readonly fs: FileSystem;
   readonly logger?: Logger;
+  /** Bytes per read of a local file while it is uploaded (default DEFAULT_UPLOAD_CHUNK_BYTES). */
+  readonly uploadChunkBytes?: number;
 }
 
 /** The upload stopped before meta.json was written; what was uploaded has been removed. */
@@ -75,16 +79,18 @@ export async function uploadBlock(
   const meta: BlockMeta = { ...local, thanos };
   const metaBytes = new TextEncoder().encode(serializeBlockMeta(meta, { style: 'thanos' }));
 
+  const sizes = new Map(files.map((f) => [f.rel_path, f.size_bytes ?? 0]));
+  const uploadFile = (rel: string): Promise<void> =>
+    bucket.uploadStream(
+      `${prefix}/${rel}`,
+      fileSource(deps.fs, `${dir}/${rel}`, sizes.get(rel) ?? 0, deps.uploadChunkBytes),
+    );
+
   let step = 'the chunks';
   try {
-    for (const segment of segments) {
-      await bucket.upload(
-        `${prefix}/${CHUNKS_DIR}/${segment}`,
-        await deps.fs.readFile(`${dir}/${CHUNKS_DIR}/${segment}`),
-      );
-    }
+    for (const segment of segments) await uploadFile(`${CHUNKS_DIR}/${segment}`);
     step = 'the index';
-    await bucket.upload(`${prefix}/${INDEX_FILE}`, await deps.fs.readFile(`${dir}/${INDEX_FILE}`));
+    await uploadFile(INDEX_FILE);
   } catch (err) {
     await removePartial(bucket, tenant, local.ulid, deps.logger);
     throw new BlockUploadError(`block ${local.ulid}: uploading ${step} failed: ${errorText(err)}`, {

@@ -4,6 +4,7 @@ import {
   type BucketCallOptions,
   type BucketListOptions,
   type ObjectAttributes,
+  type UploadSource,
 } from '../runtime/index.js';
 import type { BucketOperation } from './bucket_operations.js';
 
@@ -58,6 +59,10 @@ export class FaultBucket implements Bucket {
 
   upload(name: string, data: Uint8Array, opts?: BucketCallOptions): Promise<void> {
     return this.run('upload', name, opts, () => this.inner.upload(name, data));
+  }
+
+  uploadStream(name: string, source: UploadSource, opts?: BucketCallOptions): Promise<void> {
+    return this.run('upload', name, opts, () => this.inner.uploadStream(name, source));
   }
 
   delete(name: string, opts?: BucketCallOptions): Promise<void> {

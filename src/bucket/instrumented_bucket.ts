@@ -8,6 +8,7 @@ import {
   type Clock,
   type MetricsRegistry,
   type ObjectAttributes,
+  type UploadSource,
 } from '../runtime/index.js';
 import { BUCKET_OPERATIONS, type BucketOperation } from './bucket_operations.js';
 
@@ -145,6 +146,16 @@ export class InstrumentedBucket implements Bucket {
 
   async upload(name: string, data: Uint8Array, opts?: BucketCallOptions): Promise<void> {
     await this.observe('upload', () => this.inner.upload(name, data, opts));
+    this.uploaded();
+  }
+
+  /** Counted as Thanos's `upload` operation: it is one, whatever holds the bytes. */
+  async uploadStream(name: string, source: UploadSource, opts?: BucketCallOptions): Promise<void> {
+    await this.observe('upload', () => this.inner.uploadStream(name, source, opts));
+    this.uploaded();
+  }
+
+  private uploaded(): void {
     this.metrics.lastSuccessfulUpload.set(
       { bucket: this.bucketLabel, component: this.config.component },
       this.deps.clock.now() / 1000,

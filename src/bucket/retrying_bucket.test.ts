@@ -95,6 +95,33 @@ describe('RetryingBucket', () => {
     expect(result().value).toBe(true);
   });
 
+  it('restarts a streamed upload from the first byte when an attempt fails midway', async () => {
+    const { clock, faults, bucket } = await setup();
+    const pieces = [enc.encode('first '), enc.encode('second '), enc.encode('third')];
+    const opened: number[] = [];
+    const source = {
+      size: 18,
+      async *open() {
+        const attempt = opened.push(0);
+        for (const [i, piece] of pieces.entries()) {
+          // The first attempt's connection drops after two pieces went out.
+          if (attempt === 1 && i === 2)
+            throw Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
+          opened[attempt - 1] = (opened[attempt - 1] ?? 0) + piece.length;
+          await Promise.resolve();
+          yield piece;
+        }
+      },
+    };
+    const result = outcome(bucket.uploadStream('streamed', source));
+    await clock.advance(100);
+    expect(result()).toEqual({ done: true, value: undefined });
+    // Two attempts, each read from the start: the second one whole.
+    expect(opened).toEqual([13, 18]);
+    expect(faults.count('upload')).toBe(2);
+    expect(new TextDecoder().decode(await bucket.get('streamed'))).toBe('first second third');
+  });
+
   it('gives up after maxRetries retries, saying how many attempts it made', async () => {
     const { clock, faults, bucket } = await setup({ maxRetries: 2 });
     faults.inject('upload', slowDown(), slowDown(), slowDown(), slowDown());

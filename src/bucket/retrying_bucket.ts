@@ -9,6 +9,7 @@ import {
   type Logger,
   type ObjectAttributes,
   type RandomStream,
+  type UploadSource,
 } from '../runtime/index.js';
 import type { BucketOperation } from './bucket_operations.js';
 import { backoffMs, isRetryableBucketError, type RetryConfig } from './retry_policy.js';
@@ -61,6 +62,16 @@ export class RetryingBucket implements Bucket {
 
   upload(name: string, data: Uint8Array, opts?: BucketCallOptions): Promise<void> {
     return this.run('upload', name, opts, (signal) => this.inner.upload(name, data, { signal }));
+  }
+
+  /**
+   * Every attempt hands the source to the inner bucket again, which opens it afresh: a retry
+   * re-reads the source from its first byte, never continues a half-sent stream.
+   */
+  uploadStream(name: string, source: UploadSource, opts?: BucketCallOptions): Promise<void> {
+    return this.run('upload', name, opts, (signal) =>
+      this.inner.uploadStream(name, source, { signal }),
+    );
   }
 
   delete(name: string, opts?: BucketCallOptions): Promise<void> {

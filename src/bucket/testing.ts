@@ -8,6 +8,7 @@ import {
   type BucketCallOptions,
   type BucketListOptions,
   type ObjectAttributes,
+  type UploadSource,
 } from '../runtime/index.js';
 import { serializeBlockMeta, ulidFromParts, type BlockMeta } from '../tsdb/index.js';
 import { blockChunkPath, blockIndexPath, blockMetaPath } from './layout.js';
@@ -83,6 +84,8 @@ export class InjectedBucketError extends Error {
 export interface BucketCall {
   op: 'get' | 'getRange' | 'exists' | 'upload' | 'delete' | 'list' | 'attributes';
   name: string;
+  /** An upload made with `uploadStream` (it is recorded, and fails, as an upload). */
+  streamed?: boolean;
 }
 
 /** Wraps a bucket, recording calls; `failWhen` makes chosen calls reject with ObjectStoreError. */
@@ -126,6 +129,11 @@ export class RecordingBucket implements Bucket {
   }
   upload(name: string, data: Uint8Array, opts?: BucketCallOptions): Promise<void> {
     return this.call({ op: 'upload', name }, () => this.inner.upload(name, data, opts));
+  }
+  uploadStream(name: string, source: UploadSource, opts?: BucketCallOptions): Promise<void> {
+    return this.call({ op: 'upload', name, streamed: true }, () =>
+      this.inner.uploadStream(name, source, opts),
+    );
   }
   delete(name: string, opts?: BucketCallOptions): Promise<void> {
     return this.call({ op: 'delete', name }, () => this.inner.delete(name, opts));

@@ -6,6 +6,7 @@ import {
   MemoryBucket,
   type Bucket,
   type BucketCallOptions,
+  type UploadSource,
   type BucketListOptions,
   type ObjectAttributes,
 } from '../runtime/index.js';
@@ -46,6 +47,9 @@ class CountingBucket implements Bucket {
   }
   upload(name: string, data: Uint8Array, opts?: BucketCallOptions): Promise<void> {
     return this.inner.upload(name, data, opts);
+  }
+  uploadStream(name: string, source: UploadSource, opts?: BucketCallOptions): Promise<void> {
+    return this.inner.uploadStream(name, source, opts);
   }
   delete(name: string, opts?: BucketCallOptions): Promise<void> {
     return this.inner.delete(name, opts);

@@ -22,9 +22,11 @@ import {
   ChunkReader,
   FileSegmentSource,
   IndexReader,
+  ReadAheadSegmentSource,
   ValueType,
   chunkRefSegment,
   openFileSource,
+  readAheadSource,
   segmentFileName,
   type BlockMeta,
   type ChunkMeta,
@@ -95,8 +97,10 @@ async function walk(
   );
   let chunkError: CorruptBlockError | undefined;
   try {
-    const index = await IndexReader.open(source);
-    const chunks = new ChunkReader(segments);
+    // Series entries and chunks are visited in file order: read-ahead windows spare a file
+    // read per series and per chunk.
+    const index = await IndexReader.open(readAheadSource(source));
+    const chunks = new ChunkReader(new ReadAheadSegmentSource(segments));
     let last: Labels | undefined;
     for (const ref of await index.allPostings()) {
       throwIfAborted(signal);

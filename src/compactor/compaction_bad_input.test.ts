@@ -160,12 +160,21 @@ describe('compaction: bad input', () => {
         user: 'conflict',
       }),
     ).toBe(1);
-    const [conflictLog] = logger.find('hold different values at the same timestamp', 'warn');
-    expect(conflictLog?.fields).toMatchObject({
+    expect(
+      await metric(metrics, 'strata_compactor_vertical_compactions_with_conflicts_total', {
+        user: 'conflict',
+      }),
+    ).toBe(1);
+    const conflictLogs = logger.find('hold different values at the same timestamp', 'warn');
+    expect(conflictLogs).toHaveLength(1);
+    expect(conflictLogs[0]?.fields).toMatchObject({
       user: 'conflict',
       conflicting_samples: 1,
+      conflicting_series: 1,
+      example_series: differing.labels.toString(),
       example_timestamp: DAY0 + HOUR,
       kept_value: original,
+      kept_block: (agreeing[0] as BlockMeta).ulid,
       dropped_value: original + 1000,
       dropped_block: late.ulid,
     });

@@ -5,9 +5,10 @@
  * (meta.json last) and only then mark each source for deletion ("source of compacted
  * block"). The work directory is removed afterwards, whatever happened.
  *
- * Before a vertical merge the overlapping sources are compared (sample_conflicts.ts): samples
- * the merge drops although their value differs from the kept one are counted and logged, and
- * the merge goes on keeping the earliest source's value (plan order: minTime, then ULID).
+ * A vertical merge keeps the earliest source's value at each timestamp (plan order: minTime,
+ * then ULID) and counts the samples it drops although their value differs from the kept one
+ * (tsdb/compact/sample_conflicts.ts); those are counted in metrics and logged, and the
+ * compaction goes on, as Prometheus's does.
  *
  * A source that fails verification is marked no-compact and the group is planned again
  * without it: out-of-order chunks with reason `block-index-out-of-order-chunk` when
@@ -27,10 +28,14 @@ import {
   type Logger,
   type RandomStream,
 } from '../runtime/index.js';
-import { BlockSource, compactBlocksStreaming, type BlockMeta } from '../tsdb/index.js';
+import {
+  BlockSource,
+  compactBlocksStreaming,
+  type BlockMeta,
+  type SampleConflicts,
+} from '../tsdb/index.js';
 import { downloadBlocks } from './block_download.js';
 import { verifyBlock } from './block_verify.js';
-import { findSampleConflicts } from './sample_conflicts.js';
 import {
   CompactionHaltError,
   CorruptBlockError,
@@ -145,18 +150,18 @@ export class GroupCompactor {
 
     const dirs = ids.map((id) => `${dir}/${id}`);
     const vertical = hasOverlaps(plan);
-    if (vertical) await this.reportConflicts(dirs, plan, signal);
     const merged = await compactBlocksStreaming(
       dirs,
       dir,
       { thanos: { labels: { ...group.labels }, source: BlockSource.Compactor } },
-      this.deps,
+      signal === undefined ? this.deps : { ...this.deps, signal },
     ).catch((err: unknown) => {
       if (err instanceof FileSystemError || isAbortError(err)) throw err;
       throw new CompactionHaltError(`compact blocks ${ids.join(',')}: ${errorMessage(err)}`, {
         cause: err,
       });
     });
+    if (vertical) this.reportConflicts(ids, merged.conflicts);
     if (merged.meta === null) {
       logger.info('compacted block would have no samples, marking source blocks for deletion', {
         blocks: ids,
@@ -194,30 +199,10 @@ export class GroupCompactor {
   }
 
   /**
-   * Counts and logs the samples the merge will drop although they differ from the kept one
-   * (sample_conflicts.ts); the merge goes on, keeping the earliest source's value.
+   * Counts and logs the samples the merge dropped although they differ from the kept one
+   * (the earliest source's).
    */
-  private async reportConflicts(
-    dirs: readonly string[],
-    plan: readonly BlockMeta[],
-    signal: AbortSignal | undefined,
-  ): Promise<void> {
-    const range = {
-      minTime: Math.min(...plan.map((m) => m.minTime)),
-      maxTime: Math.max(...plan.map((m) => m.maxTime)),
-    };
-    const ids = plan.map((m) => m.ulid);
-    const found = await findSampleConflicts(dirs, ids, range, this.deps, signal).catch(
-      (err: unknown) => {
-        if (err instanceof FileSystemError || isAbortError(err)) throw err;
-        throw new CompactionHaltError(
-          `compare overlapping blocks ${ids.join(',')}: ${errorMessage(err)}`,
-          {
-            cause: err,
-          },
-        );
-      },
-    );
+  private reportConflicts(ids: readonly string[], found: SampleConflicts): void {
     if (found.samples === 0) return;
     const { metrics, logger } = this.deps;
     metrics.conflictingSamples.inc({ user: this.tenant }, found.samples);

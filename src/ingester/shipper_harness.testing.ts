@@ -9,6 +9,7 @@ import {
   type Bucket,
   type MetricsRegistry,
   type ObjectAttributes,
+  type UploadSource,
 } from '../runtime/index.js';
 import { ManualClock } from '../runtime/testing/index.js';
 import { writeBlock, writeBlockMeta, type BlockMeta } from '../tsdb/index.js';
@@ -42,6 +43,10 @@ export class RecordingBucket implements Bucket {
   }
   upload(name: string, data: Uint8Array): Promise<void> {
     return this.call('upload', name, () => this.inner.upload(name, data));
+  }
+  /** Recorded as an upload: chunk segments and the index are shipped streamed. */
+  uploadStream(name: string, source: UploadSource): Promise<void> {
+    return this.call('upload', name, () => this.inner.uploadStream(name, source));
   }
   delete(name: string): Promise<void> {
     return this.call('delete', name, () => this.inner.delete(name));

@@ -1,6 +1,7 @@
 /**
  * Object storage as components see it (the Thanos objstore contract): flat names with `/`
- * as the directory separator, whole-object uploads, byte-range reads, prefix listing.
+ * as the directory separator, whole-object uploads (from bytes or from a re-readable stream),
+ * byte-range reads, prefix listing.
  *
  * Every call takes an optional `signal`: when it aborts, the backend cancels its request where
  * it can (the retrying wrapper aborts an attempt that outlived its timeout, so a stalled upload
@@ -22,6 +23,13 @@ export interface Bucket {
   /** Creates or replaces the object atomically (readers see the old or the new, never a mix). */
   upload(name: string, data: Uint8Array, opts?: BucketCallOptions): Promise<void>;
   /**
+   * Like `upload`, from a source read piece by piece (a block's chunk segment of up to
+   * 512 MiB), so the whole object never has to sit in memory. Each call opens the source
+   * afresh; a failed call leaves the previous object, if any, unchanged. Rejects when the
+   * source yields a byte count other than its `size`.
+   */
+  uploadStream(name: string, source: UploadSource, opts?: BucketCallOptions): Promise<void>;
+  /**
    * Removes the object. Deleting a missing object succeeds (S3's and the filesystem's
    * semantics in Thanos objstore), so a retried or repeated delete is harmless.
    */
@@ -34,6 +42,17 @@ export interface Bucket {
   /** Rejects with ObjectNotFoundError when missing. */
   attributes(name: string, opts?: BucketCallOptions): Promise<ObjectAttributes>;
   close(): Promise<void>;
+}
+
+/**
+ * The bytes of a streamed upload. A factory rather than a one-shot stream: every `open()`
+ * yields the same bytes from the first one, so a retry re-reads the source (a local file)
+ * instead of anyone keeping what was already sent.
+ */
+export interface UploadSource {
+  /** How many bytes every `open()` yields. */
+  readonly size: number;
+  open(): AsyncIterable<Uint8Array>;
 }
 
 export interface BucketCallOptions {

@@ -6,6 +6,7 @@
  * nondeterministic globals or node:fs/net/http.
  */
 export * from './bucket.js';
+export * from './upload_source.js';
 export * from './cache.js';
 export * from './clock.js';
 export * from './env.js';

@@ -9,6 +9,7 @@ import type { Matcher } from '../model/index.js';
 import type {
   Bucket,
   BucketCallOptions,
+  UploadSource,
   BucketListOptions,
   FileSystem,
   ObjectAttributes,
@@ -73,6 +74,10 @@ export class CountingBucket implements Bucket {
 
   upload(name: string, data: Uint8Array, opts?: BucketCallOptions): Promise<void> {
     return this.inner.upload(name, data, opts);
+  }
+
+  uploadStream(name: string, source: UploadSource, opts?: BucketCallOptions): Promise<void> {
+    return this.inner.uploadStream(name, source, opts);
   }
 
   delete(name: string, opts?: BucketCallOptions): Promise<void> {

@@ -16,6 +16,7 @@ import { Labels, type Matcher } from '../model/index.js';
 import type {
   Bucket,
   BucketCallOptions,
+  UploadSource,
   BucketListOptions,
   Clock,
   FileSystem,
@@ -63,6 +64,10 @@ export class CountingBucket implements Bucket {
 
   upload(name: string, data: Uint8Array, opts?: BucketCallOptions): Promise<void> {
     return this.inner.upload(name, data, opts);
+  }
+
+  uploadStream(name: string, source: UploadSource, opts?: BucketCallOptions): Promise<void> {
+    return this.inner.uploadStream(name, source, opts);
   }
 
   delete(name: string, opts?: BucketCallOptions): Promise<void> {

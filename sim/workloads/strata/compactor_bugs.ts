@@ -8,6 +8,7 @@ import type {
   KV,
   Logger,
   ObjectAttributes,
+  UploadSource,
 } from '../../../src/runtime/index.js';
 import { parseBlockMeta } from '../../../src/tsdb/index.js';
 import { BLOCK_OBJECT } from './bucket_history.js';
@@ -70,6 +71,9 @@ class ForwardingBucket implements Bucket {
   upload(name: string, data: Uint8Array, opts?: BucketCallOptions): Promise<void> {
     return this.inner.upload(name, data, opts);
   }
+  uploadStream(name: string, source: UploadSource, opts?: BucketCallOptions): Promise<void> {
+    return this.inner.uploadStream(name, source, opts);
+  }
   delete(name: string, opts?: BucketCallOptions): Promise<void> {
     return this.inner.delete(name, opts);
   }
@@ -123,12 +127,26 @@ export class EarlySourceMarkBucket extends ForwardingBucket {
   }
 
   override async upload(name: string, data: Uint8Array, opts?: BucketCallOptions): Promise<void> {
+    await this.beforeUpload(name);
+    return this.inner.upload(name, data, opts);
+  }
+
+  /** Chunk segments and the index arrive streamed: the first of them triggers the marks. */
+  override async uploadStream(
+    name: string,
+    source: UploadSource,
+    opts?: BucketCallOptions,
+  ): Promise<void> {
+    await this.beforeUpload(name);
+    return this.inner.uploadStream(name, source, opts);
+  }
+
+  private async beforeUpload(name: string): Promise<void> {
     const m = BLOCK_OBJECT.exec(name);
     if (m !== null && !m[3]!.endsWith('mark.json') && !this.seen.has(`${m[1]}/${m[2]}`)) {
       this.seen.add(`${m[1]}/${m[2]}`);
       await this.markParents(m[1]!, m[2]!);
     }
-    return this.inner.upload(name, data, opts);
   }
 
   private async markParents(tenant: string, ulid: string): Promise<void> {

@@ -70,6 +70,12 @@ describe('strata workload config', () => {
       deletionDelayMs: 60_000,
       storeGatewayReplicationFactor: 2,
       flushOnShutdown: true,
+      compactor: {
+        blockRangesMs: undefined,
+        compactionIntervalMs: undefined,
+        shardingEnabled: false,
+        broken: 'none',
+      },
     });
     expect(c.reader.phasesMs).toEqual([240_000, 540_000]);
     expect(parse({ block_range: '2m', long_term: {} }).longTerm?.retentionPeriodMs).toBe(240_000);
@@ -77,6 +83,48 @@ describe('strata workload config', () => {
     expect(described).toContain('long-term path: ship every 10s, local retention 5m0s');
     expect(described).toContain('reads at +4m0s, reads at +9m0s, final reads at +12m0s');
     expect(described).toContain('DELIBERATE BUG: ingesters delete_before_ship');
+  });
+
+  it('reads the compactor section and the ring store, and applies them to the nodes', () => {
+    const c = parse({
+      block_range: '2m',
+      ring_store: 'memberlist',
+      long_term: {
+        compactor: {
+          block_ranges: ['2m', '6m', '12m'],
+          compaction_interval: '30s',
+          sharding_enabled: true,
+          broken: 'ignore_ownership',
+        },
+      },
+    });
+    expect(c.longTerm?.compactor).toEqual({
+      blockRangesMs: [120_000, 360_000, 720_000],
+      compactionIntervalMs: 30_000,
+      shardingEnabled: true,
+      broken: 'ignore_ownership',
+    });
+    const described = describeStrata(c).join('\n');
+    expect(described).toContain('rings on memberlist gossip');
+    expect(described).toContain(
+      'compactor: block ranges 2m0s, 6m0s, 12m0s, compaction every 30s, sharding on (compactor ring); DELIBERATE BUG: compactors ignore_ownership',
+    );
+    const node = strataNodeConfig('compactor', 'compactor-2', c, ['ingester-1', 'compactor-2']);
+    expect(node.compactor.block_ranges).toEqual([120_000, 360_000, 720_000]);
+    expect(node.compactor.compaction_interval).toBe(30_000);
+    expect(node.compactor.sharding_enabled).toBe(true);
+    expect(node.compactor.sharding_ring.heartbeat_timeout).toBe(c.heartbeatTimeoutMs);
+    expect(node.compactor.sharding_ring.kvstore.store).toBe('memberlist');
+    expect(node.ingester.lifecycler.ring.kvstore.store).toBe('memberlist');
+    expect(node.memberlist.join_members).toEqual(['ingester-1']);
+    expect(() => validateConfig(node)).not.toThrow();
+    expect(() =>
+      parse({ block_range: '2m', long_term: { compactor: { block_ranges: ['3m'] } } }),
+    ).toThrow(/long_term.compactor.block_ranges\[0\]: 3m0s must be a positive multiple of 2m0s/);
+    expect(() =>
+      parse({ block_range: '2m', long_term: { compactor: { broken: 'ignore_ownership' } } }),
+    ).toThrow(/ignore_ownership needs .*sharding_enabled/);
+    expect(() => parse({ ring_store: 'etcd' })).toThrow(/ring_store: unknown store "etcd"/);
   });
 
   it('refuses long-term settings the product would refuse, naming the key', () => {

@@ -163,9 +163,12 @@ describe('a broken ingester fails ingester-crash', () => {
   });
 });
 
-/** The resharding scenarios run about 25s of wall time each: two seeds, twice each. */
+/**
+ * The resharding scenarios take about 25s of wall time per run on an idle machine (23
+ * minutes virtual): two seeds of the KV variant and one of the memberlist one, twice each.
+ */
 const RESHARDING_SEEDS = [1, 2];
-const RESHARDING_TIMEOUT_MS = 480_000;
+const RESHARDING_TIMEOUT_MS = 900_000;
 
 describe('compactor resharding (each seed twice)', () => {
   it(
@@ -196,7 +199,7 @@ describe('compactor resharding on memberlist (each seed twice)', () => {
   it(
     'compactor-resharding-memberlist: the same with every ring gossiped, and a partition that heals',
     async () => {
-      const reports = await sweep('compactor-resharding-memberlist', RESHARDING_SEEDS);
+      const reports = await sweep('compactor-resharding-memberlist', [1]);
       for (const r of reports) {
         expect(r.details.plan.join('\n')).toContain('rings on memberlist gossip');
         expect(r.details.summary).toMatch(

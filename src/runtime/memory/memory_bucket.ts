@@ -1,6 +1,12 @@
-import { ObjectNotFoundError, type Bucket, type ObjectAttributes } from '../bucket.js';
+import {
+  ObjectNotFoundError,
+  type Bucket,
+  type ObjectAttributes,
+  type UploadSource,
+} from '../bucket.js';
 import type { Clock } from '../clock.js';
 import { listObjectNames } from './bucket_listing.js';
+import { collectSource } from '../upload_source.js';
 import { settle } from './settle.js';
 
 interface StoredObject {
@@ -47,6 +53,13 @@ export class MemoryBucket implements Bucket {
       checkObjectName(name);
       this.objects.set(name, { data: data.slice(), lastModified: this.deps.clock.now() });
     });
+  }
+
+  /** The object lives in memory anyway; it is stored once the source was read in full. */
+  async uploadStream(name: string, source: UploadSource): Promise<void> {
+    checkObjectName(name);
+    const data = await collectSource(name, source);
+    this.objects.set(name, { data, lastModified: this.deps.clock.now() });
   }
 
   /** Deleting a missing object succeeds, as the Bucket contract says. */

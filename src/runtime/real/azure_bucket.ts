@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import {
   BlobServiceClient,
   StorageSharedKeyCredential,
@@ -9,9 +10,11 @@ import {
   type BucketCallOptions,
   type BucketListOptions,
   type ObjectAttributes,
+  type UploadSource,
 } from '../bucket.js';
 import { checkObjectName, checkRange, compareCodeUnits, dirPrefix } from '../memory/index.js';
-import { errorCode, readAll, storeError } from './objstore_common.js';
+import { readSource } from '../upload_source.js';
+import { asBuffers, errorCode, readAll, storeError } from './objstore_common.js';
 
 export interface AzureBucketConfig {
   accountName: string;
@@ -22,6 +25,12 @@ export interface AzureBucketConfig {
 }
 
 const DEFAULT_ENDPOINT_SUFFIX = 'blob.core.windows.net';
+/**
+ * Streamed uploads stage blocks of this size, this many in flight: what one streamed upload
+ * holds in memory (the SDK's buffers) is their product.
+ */
+const STREAM_BLOCK_BYTES = 8 << 20;
+const STREAM_CONCURRENCY = 2;
 /** Blob-level "missing" codes; ContainerNotFound is a configuration error and stays one. */
 const NOT_FOUND_CODES = new Set(['BlobNotFound', 'ResourceNotFound']);
 /** An IP literal or localhost, with an optional port: where emulators such as azurite listen. */
@@ -129,6 +138,30 @@ export class AzureBucket implements Bucket {
         // One Put Blob up to the SDK's single-shot limit, staged blocks plus a commit above it:
         // either way the new content appears at once.
         await this.container.getBlockBlobClient(name).uploadData(data, withSignal(abortSignal));
+      },
+      check,
+    );
+  }
+
+  /**
+   * Staged blocks committed at the end (the SDK's uploadStream): the blob changes only at the
+   * commit, so a failure midway leaves the previous content.
+   */
+  uploadStream(name: string, source: UploadSource, opts?: BucketCallOptions): Promise<void> {
+    const check = (): void => checkObjectName(name);
+    return this.call(
+      'upload',
+      name,
+      opts,
+      async (abortSignal) => {
+        await this.container
+          .getBlockBlobClient(name)
+          .uploadStream(
+            Readable.from(asBuffers(readSource(name, source))),
+            STREAM_BLOCK_BYTES,
+            STREAM_CONCURRENCY,
+            withSignal(abortSignal),
+          );
       },
       check,
     );

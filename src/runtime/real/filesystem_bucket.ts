@@ -1,9 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import * as fsp from 'node:fs/promises';
 import * as path from 'node:path';
-import { ObjectNotFoundError, type Bucket, type ObjectAttributes } from '../bucket.js';
+import {
+  ObjectNotFoundError,
+  type Bucket,
+  type ObjectAttributes,
+  type UploadSource,
+} from '../bucket.js';
 import type { Clock } from '../clock.js';
 import { checkRange, compareCodeUnits, dirPrefix } from '../memory/index.js';
+import { readSource } from '../upload_source.js';
 
 /** Uploads in progress are files with this prefix; listings skip them, names may not use it. */
 const TEMP_PREFIX = '.strata-upload-';
@@ -75,13 +81,35 @@ export class FilesystemBucket implements Bucket {
     }
   }
 
-  async upload(name: string, data: Uint8Array): Promise<void> {
+  upload(name: string, data: Uint8Array): Promise<void> {
+    return this.store(name, (handle) => handle.writeFile(data));
+  }
+
+  /** Written to the temporary file piece by piece as the source yields them. */
+  uploadStream(name: string, source: UploadSource): Promise<void> {
+    return this.store(name, async (handle) => {
+      let at = 0;
+      for await (const piece of readSource(name, source)) {
+        let done = 0;
+        while (done < piece.length) {
+          const { bytesWritten } = await handle.write(piece, done, piece.length - done, at);
+          done += bytesWritten;
+          at += bytesWritten;
+        }
+      }
+    });
+  }
+
+  private async store(
+    name: string,
+    fill: (handle: fsp.FileHandle) => Promise<void>,
+  ): Promise<void> {
     const file = this.objectPath(name);
     // A concurrent delete may remove the freshly created parent directory (it cleans up empty
-    // directories); retry the few steps that depend on it.
+    // directories); retry the few steps that depend on it (a streamed source is reopened).
     for (let attempt = 1; ; attempt++) {
       try {
-        await this.writeAtomically(file, data);
+        await this.writeAtomically(file, fill);
         return;
       } catch (err) {
         if (!isMissing(err) || attempt >= 3) {
@@ -155,7 +183,10 @@ export class FilesystemBucket implements Bucket {
     return file;
   }
 
-  private async writeAtomically(file: string, data: Uint8Array): Promise<void> {
+  private async writeAtomically(
+    file: string,
+    fill: (handle: fsp.FileHandle) => Promise<void>,
+  ): Promise<void> {
     const parent = path.dirname(file);
     await fsp.mkdir(parent, { recursive: true });
     const temp = path.join(
@@ -165,7 +196,7 @@ export class FilesystemBucket implements Bucket {
     try {
       const handle = await fsp.open(temp, 'wx');
       try {
-        await handle.writeFile(data);
+        await fill(handle);
         await handle.sync();
       } finally {
         await handle.close();

@@ -7,9 +7,11 @@ import {
   type BucketCallOptions,
   type BucketListOptions,
   type ObjectAttributes,
+  type UploadSource,
 } from '../bucket.js';
 import { checkObjectName, checkRange, compareCodeUnits, dirPrefix } from '../memory/index.js';
-import { asBuffer, errorMessage, readAll, storeError } from './objstore_common.js';
+import { readSource } from '../upload_source.js';
+import { asBuffer, asBuffers, errorMessage, readAll, storeError } from './objstore_common.js';
 
 export interface GcsBucketConfig {
   bucketName: string;
@@ -118,22 +120,33 @@ export class GcsBucket implements Bucket {
   }
 
   upload(name: string, data: Uint8Array, opts?: BucketCallOptions): Promise<void> {
+    return this.put('upload', name, () => Readable.from([asBuffer(data)]), opts);
+  }
+
+  /** The same single request, its body streamed from the source as the socket drains. */
+  uploadStream(name: string, source: UploadSource, opts?: BucketCallOptions): Promise<void> {
+    return this.put('upload', name, () => Readable.from(asBuffers(readSource(name, source))), opts);
+  }
+
+  private put(
+    op: string,
+    name: string,
+    body: () => Readable,
+    opts: BucketCallOptions | undefined,
+  ): Promise<void> {
     const check = (): void => checkObjectName(name);
     return this.call(
-      'upload',
+      op,
       name,
       opts,
       async () => {
-        // A single-request (non-resumable) upload: the object appears whole or not at all.
+        // A single-request (non-resumable) upload: the object appears whole or not at all
+        // (a body that fails midway aborts the request).
         const sink = this.bucket.file(name).createWriteStream({
           resumable: false,
           contentType: 'application/octet-stream',
         });
-        await pipeline(
-          Readable.from([asBuffer(data)]),
-          sink,
-          opts?.signal === undefined ? {} : { signal: opts.signal },
-        );
+        await pipeline(body(), sink, opts?.signal === undefined ? {} : { signal: opts.signal });
       },
       check,
     );

@@ -142,3 +142,11 @@ export async function readAll(
 export function asBuffer(data: Uint8Array): Buffer {
   return Buffer.from(data.buffer, data.byteOffset, data.byteLength);
 }
+
+/**
+ * The pieces as Buffer views (no copy): SDK stream consumers (Azure's block buffering) call
+ * Buffer methods on what a Readable yields, and sources yield plain Uint8Arrays.
+ */
+export async function* asBuffers(pieces: AsyncIterable<Uint8Array>): AsyncIterable<Buffer> {
+  for await (const piece of pieces) yield asBuffer(piece);
+}

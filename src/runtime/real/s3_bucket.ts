@@ -8,9 +8,11 @@ import {
   type BucketCallOptions,
   type BucketListOptions,
   type ObjectAttributes,
+  type UploadSource,
 } from '../bucket.js';
 import { checkObjectName, checkRange, compareCodeUnits, dirPrefix } from '../memory/index.js';
 import { asBuffer, errorCode, readAll, storeError } from './objstore_common.js';
+import { putMultipart } from './s3_multipart.js';
 import { listObjectsV2Page } from './s3_list.js';
 
 export interface S3BucketConfig {
@@ -137,6 +139,22 @@ export class S3Bucket implements Bucket {
         // One PUT below the part size, a multipart upload above it: both appear at once.
         await this.client.putObject(this.bucket, name, asBuffer(data), data.length);
       },
+      check,
+    );
+  }
+
+  /**
+   * A multipart upload, one part buffered at a time (see putMultipart); the object appears
+   * when the upload completes. The minio client's own stream upload is not used: it resumes
+   * other writers' unfinished uploads and leaves an erroring source's stream unhandled.
+   */
+  uploadStream(name: string, source: UploadSource, opts?: BucketCallOptions): Promise<void> {
+    const check = (): void => checkObjectName(name);
+    return this.call(
+      'upload',
+      name,
+      opts,
+      () => putMultipart(this.client, this.bucket, name, source),
       check,
     );
   }

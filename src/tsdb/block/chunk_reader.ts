@@ -4,6 +4,7 @@
 
 import type { FileHandle, FileSystem } from '../../runtime/index.js';
 import { chunkFromData, type Chunk } from '../chunkenc/index.js';
+import { DEFAULT_READ_AHEAD_BYTES, ReadAheadWindow } from '../index/index.js';
 import {
   ChunkCorruptionError,
   checkSegmentHeader,
@@ -121,5 +122,34 @@ export class FileSegmentSource implements SegmentByteSource {
 
   async close(): Promise<void> {
     for (const h of this.handles) await h.close();
+  }
+}
+
+/**
+ * A SegmentByteSource for walks that read a block's chunks in file order (compaction,
+ * verification): reads are answered from a read-ahead window over the segment being walked
+ * (one window at a time, `windowBytes` each), so a chunk costs no file read of its own.
+ */
+export class ReadAheadSegmentSource implements SegmentByteSource {
+  private segment = -1;
+  private window: ReadAheadWindow | undefined;
+
+  constructor(
+    private readonly inner: SegmentByteSource,
+    private readonly windowBytes: number = DEFAULT_READ_AHEAD_BYTES,
+  ) {}
+
+  segmentCount(): number {
+    return this.inner.segmentCount();
+  }
+
+  read(segment: number, offset: number, length: number): Promise<Uint8Array> {
+    // The segment header is read once per segment, away from the walk: not worth a window.
+    if (offset < SEGMENT_HEADER_SIZE) return this.inner.read(segment, offset, length);
+    if (this.window === undefined || segment !== this.segment) {
+      this.segment = segment;
+      this.window = new ReadAheadWindow((o, l) => this.inner.read(segment, o, l), this.windowBytes);
+    }
+    return this.window.read(offset, length);
   }
 }

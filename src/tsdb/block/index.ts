@@ -46,7 +46,12 @@ export {
   type ChunkWriterConfig,
   type ChunkWriterDeps,
 } from './chunk_writer.js';
-export { ChunkReader, FileSegmentSource, type SegmentByteSource } from './chunk_reader.js';
+export {
+  ChunkReader,
+  FileSegmentSource,
+  ReadAheadSegmentSource,
+  type SegmentByteSource,
+} from './chunk_reader.js';
 export {
   BlockMetaError,
   BlockSource,
@@ -107,4 +112,4 @@ export {
 } from './streaming_writer.js';
 export { BlockReader, type BlockParts, type BlockReaderDeps } from './block_reader.js';
 export { ChunkSeriesIterator, type BlockSeries, type SeriesSampleIterator } from './series_set.js';
-export { MergedSampleIterator } from './merge_iterator.js';
+export { MergedSampleIterator, type DroppedSampleObserver } from './merge_iterator.js';

@@ -2,7 +2,7 @@
  * Block compaction: merging several blocks into one (horizontally, and vertically when they
  * overlap, collapsing the identical samples replicated writes produce; tombstoned samples are
  * dropped), in memory or streaming one series at a time (compactBlocksStreaming, what the
- * compactor runs), and Prometheus's leveled planner over `block_ranges`, which picks the
+ * compactor runs, which also counts the samples dropped with a value differing from the kept one), and Prometheus's leveled planner over `block_ranges`, which picks the
  * blocks to merge next exactly as Prometheus does. It reaches disk only through the runtime FileSystem
  * and never deletes source blocks: that is the caller's decision once the new block is in place.
  */
@@ -21,7 +21,17 @@ export {
   type MergedSeriesObserver,
   type StreamingCompactResult,
 } from './compact_streaming.js';
-export { mergeSeriesStream, mergeSymbolTables, type MergedSeries } from './merge_stream.js';
+export {
+  mergeSeriesStream,
+  mergeSymbolTables,
+  type MergeConflictObserver,
+  type MergedSeries,
+} from './merge_stream.js';
+export {
+  SampleConflictCounter,
+  type SampleConflict,
+  type SampleConflicts,
+} from './sample_conflicts.js';
 
 export {
   exponentialBlockRanges,

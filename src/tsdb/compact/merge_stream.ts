@@ -3,14 +3,29 @@
 // each joined series handed out as a sample iterator that interleaves the sources' samples
 // and keeps one sample per timestamp (the earliest source's, as mergeSamples does). Nothing
 // here holds more than one series per source: a source's next series is read only after the
-// consumer has taken the series it contributed to.
+// consumer has taken the series it contributed to. An optional observer hears of every
+// dropped sample whose value differs from the kept one (sample_conflicts.ts).
 
 import { compareGoStrings, Labels } from '../../model/index.js';
 import {
   MergedSampleIterator,
   type BlockSeries,
+  type DroppedSampleObserver,
   type SeriesSampleIterator,
 } from '../block/index.js';
+
+/**
+ * A sample dropped at a timestamp where another source's differing value was kept; sources
+ * are indexes into the merged streams.
+ */
+export type MergeConflictObserver = (
+  labels: Labels,
+  t: number,
+  keptSource: number,
+  kept: number,
+  droppedSource: number,
+  dropped: number,
+) => void;
 
 /** One series of the merged stream. */
 export interface MergedSeries {
@@ -59,6 +74,7 @@ export function* mergeSymbolTables(tables: readonly Iterable<string>[]): Generat
  */
 export async function* mergeSeriesStream(
   sets: readonly AsyncIterator<BlockSeries>[],
+  onConflict?: MergeConflictObserver,
 ): AsyncGenerator<MergedSeries> {
   const heads: (BlockSeries | null)[] = [];
   const pull = async (i: number): Promise<void> => {
@@ -86,13 +102,30 @@ export async function* mergeSeriesStream(
       taken.push(i);
       heads[i] = null;
     }
+    const labels = lowest;
+    const observer: DroppedSampleObserver | undefined =
+      onConflict === undefined
+        ? undefined
+        : (t, keptMember, kept, droppedMember, dropped) => {
+            onConflict(
+              labels,
+              t,
+              taken[keptMember] as number,
+              kept,
+              taken[droppedMember] as number,
+              dropped,
+            );
+          };
     yield {
-      labels: lowest,
+      labels,
       sourceCount: members.length,
       iterator: () =>
         members.length === 1
           ? (members[0] as BlockSeries).iterator()
-          : new MergedSampleIterator(members.map((m) => m.iterator())),
+          : new MergedSampleIterator(
+              members.map((m) => m.iterator()),
+              observer,
+            ),
     };
     // Only now, once the consumer is done with the merged series, read the next ones.
     for (const i of taken) await pull(i);

@@ -11,6 +11,7 @@ export {
   type ByteSource,
   type FileByteSource,
 } from './byte_source.js';
+export { DEFAULT_READ_AHEAD_BYTES, ReadAheadWindow, readAheadSource } from './read_ahead.js';
 export {
   DEFAULT_SAMPLING_FACTOR,
   INDEX_FORMAT_V2,
