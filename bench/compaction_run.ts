@@ -5,8 +5,8 @@
 // every few milliseconds (RSS, and V8 heap plus ArrayBuffer stores) and attributed to the
 // phase the compaction is in, which a bucket and a file system wrapper infer from what the
 // compactor touches: data reads from the bucket (download), the first look at a downloaded
-// block's chunks (verify), a downloaded meta.json read (the scan for conflicting samples,
-// which opens the sources as block readers), the first file of the new block (merge), the
+// block's chunks (verify), a downloaded meta.json read (the merge opening its sources as block
+// readers; conflicting samples are counted during the merge itself), the first file of the new block (merge), the
 // look at the new block's chunks (verify output), the first upload (upload) and meta.json
 // uploaded (finish). A phase the compactor does not go through is left out.
 // Run in a child process (compaction_child.ts) the process's own peak RSS counts nothing
@@ -40,7 +40,7 @@ export const PHASES = [
   'sync',
   'download',
   'verify',
-  'conflict scan',
+  'open sources',
   'merge',
   'verify output',
   'upload',
@@ -193,7 +193,7 @@ class PhaseBucket implements Bucket {
   }
 }
 
-/** Passes every call on; infers verify, conflict scan, merge and verify output. */
+/** Passes every call on; infers verify, open sources, merge and verify output. */
 class PhaseFileSystem implements FileSystem {
   constructor(
     private readonly inner: FileSystem,
@@ -204,9 +204,9 @@ class PhaseFileSystem implements FileSystem {
     return this.inner.open(path, mode);
   }
   readFile(path: string): Promise<Uint8Array> {
-    // Verification never reads meta.json; opening a BlockReader does (the conflict scan).
+    // Verification never reads meta.json; opening a BlockReader for the merge does.
     if (path.endsWith('/meta.json') && this.tracker.phase === 'verify') {
-      this.tracker.enter('conflict scan');
+      this.tracker.enter('open sources');
     }
     return this.inner.readFile(path);
   }
