@@ -179,6 +179,24 @@ describe('deletion_delay_honoured', () => {
     });
   });
 
+  it('lets an aborted upload (no meta.json ever) be removed without a mark, not a complete block', () => {
+    const history = [
+      upload(10 * S, `t/${B3}/chunks/000001`),
+      del(11 * S, `t/${B3}/chunks/000001`),
+      ...shipped(20 * S, 't', B2),
+      del(2 * M, `t/${B2}/chunks/000001`),
+    ];
+    const r = checkDeletionDelayHonoured({ ...base, history });
+    expect(r.detail).toBe(
+      `1 violation(s) of the deletion delay: t/${B2}/chunks/000001 was deleted at +2m0s without a deletion mark`,
+    );
+    const aborted = checkDeletionDelayHonoured({ ...base, history: history.slice(0, 2) });
+    expect(aborted.verdict).toBe('pass');
+    expect(aborted.detail).toContain(
+      '1 object(s) of uploads that never completed removed without a mark',
+    );
+  });
+
   it('names deletes before the delay and deletes without any mark', () => {
     const history = [
       ...shipped(0, 't', B1),

@@ -143,7 +143,10 @@ export function checkDeletionDelayHonoured(input: {
   const failures: string[] = [];
   const marks = new Map<string, Mark>();
   const blocks = new Set<string>();
+  /** Blocks whose meta.json reached the bucket at some point (complete uploads). */
+  const completed = new Set<string>();
   let deletes = 0;
+  let abortedUploadDeletes = 0;
   const decoder = new TextDecoder();
   for (const e of input.history) {
     const mark = DELETION_MARK.exec(e.name);
@@ -166,11 +169,16 @@ export function checkDeletionDelayHonoured(input: {
         marks.set(key, { deletionTimeMs: deletionTime * 1000, uploadedAt: e.at });
       continue;
     }
-    if (e.op !== 'delete' || !e.existed) continue;
     const obj = BLOCK_OBJECT.exec(e.name);
+    if (e.op === 'upload' && obj?.[3] === 'meta.json') completed.add(`${obj[1]}/${obj[2]}`);
+    if (e.op !== 'delete' || !e.existed) continue;
     const key =
       obj !== null ? `${obj[1]}/${obj[2]}` : mark !== null ? `${mark[1]}/${mark[3]}` : undefined;
     if (key === undefined || obj?.[3] === 'visit-mark.json') continue;
+    if (obj !== null && !completed.has(key) && !marks.has(key)) {
+      abortedUploadDeletes++;
+      continue;
+    }
     deletes++;
     blocks.add(key);
     const m = marks.get(key);
@@ -192,8 +200,11 @@ export function checkDeletionDelayHonoured(input: {
     'deletion_delay_honoured',
     failures,
     'violation(s) of the deletion delay',
-    deletes === 0
+    (deletes === 0
       ? `no block object was deleted from the bucket (${marks.size} block(s) marked for deletion)`
-      : `${deletes} deletes of ${blocks.size} block(s), each at least ${formatDuration(deletionDelayMs)} after the block's deletion mark`,
+      : `${deletes} deletes of ${blocks.size} block(s), each at least ${formatDuration(deletionDelayMs)} after the block's deletion mark`) +
+      (abortedUploadDeletes === 0
+        ? ''
+        : `; ${abortedUploadDeletes} object(s) of uploads that never completed removed without a mark`),
   );
 }
