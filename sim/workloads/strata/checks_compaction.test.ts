@@ -97,6 +97,24 @@ describe('compaction_converged', () => {
     );
   });
 
+  it('with no_partial_blocks, fails a partial block left in the bucket', () => {
+    const history = [
+      ...replicasMerged(),
+      upload(4 * M, `t/${C2}/chunks/000001`, 'c-2'),
+      upload(4 * M + 1, `t/${C2}/index`, 'c-2'),
+    ];
+    expect(judge(history).verdict).toBe('pass');
+    const strict = checkCompactionConverged({
+      history,
+      tenants: ['t'],
+      largestRangeMs: 4 * M,
+      epochMs: 0,
+      noPartialBlocks: true,
+    });
+    expect(strict.verdict).toBe('fail');
+    expect(strict.detail).toContain(`t/${C2}: a partial block`);
+  });
+
   it('fails replicas left unmerged, leftover sources, and a finished range in two blocks', () => {
     const unmerged = judge([
       ...block(1 * M, 'i-1', { ulid: R1, min: 0, max: 2 * M }),

@@ -33,6 +33,11 @@ export interface CompactionConvergedInput {
   /** The largest of `compactor.block_ranges`. */
   largestRangeMs: number;
   epochMs: number;
+  /**
+   * Whether a partial block left at the end fails the check: what a crash mid-upload leaves
+   * must have been abandoned and deleted by then.
+   */
+  noPartialBlocks?: boolean;
 }
 
 /**
@@ -42,7 +47,9 @@ export interface CompactionConvergedInput {
  * compaction sources); none crosses a boundary of the largest range; and every window of the
  * largest range that the planner must have finished (Thanos leaves the newest block out and
  * compacts a range once it ends at or before the start of the newest of the others) holds
- * exactly one block. Each tenant must have at least one compacted block.
+ * exactly one block. Each tenant must have at least one compacted block. With
+ * `noPartialBlocks`, no block without a meta.json may be left (nothing uploads at the end of
+ * a converged run, so a partial block is debris nobody cleaned).
  */
 export function checkCompactionConverged(input: CompactionConvergedInput): CheckResult {
   const { epochMs, largestRangeMs: R } = input;
@@ -102,6 +109,9 @@ export function checkCompactionConverged(input: CompactionConvergedInput): Check
       `${tenant}: ${live.length} live block(s) (levels ${levels}), ${windows.size} whole ${formatDuration(R)} range(s)`,
     );
   }
+  if (input.noPartialBlocks === true)
+    for (const key of [...state.partial].sort())
+      failures.push(`${key}: a partial block (objects but no meta.json) is still in the bucket`);
   return verdict(
     'compaction_converged',
     failures,

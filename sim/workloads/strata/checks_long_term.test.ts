@@ -193,8 +193,20 @@ describe('deletion_delay_honoured', () => {
     const aborted = checkDeletionDelayHonoured({ ...base, history: history.slice(0, 2) });
     expect(aborted.verdict).toBe('pass');
     expect(aborted.detail).toContain(
-      '1 object(s) of uploads that never completed removed without a mark',
+      '1 object(s) of partial blocks (uploads that never completed) removed',
     );
+  });
+
+  it('lets an abandoned partial block go as soon as it is marked', () => {
+    const history = [
+      upload(10 * S, `t/${B3}/chunks/000001`),
+      upload(3 * M, `t/${B3}/deletion-mark.json`, `{"deletion_time":${(3 * M) / 1000}}`),
+      del(3 * M + 1, `t/${B3}/chunks/000001`),
+      del(3 * M + 2, `t/${B3}/deletion-mark.json`),
+    ];
+    const r = checkDeletionDelayHonoured({ ...base, history });
+    expect(r.verdict).toBe('pass');
+    expect(r.detail).toContain('2 object(s) of partial blocks');
   });
 
   it('names deletes before the delay and deletes without any mark', () => {

@@ -130,7 +130,9 @@ interface Mark {
  * `deletion_delay` old: the mark (either copy) must have been uploaded before the delete,
  * and the delete must happen at least `deletion_delay` after the mark's deletion_time.
  * Visit markers of Cortex's shuffle-sharding compactor are not block data and may go
- * without a mark.
+ * without a mark, and so may every object of a partial block (its meta.json never reached
+ * the bucket: no reader ever loaded it, so there is nobody for the delay to protect) — an
+ * uploader removing its failed upload, or the cleaner deleting an abandoned partial block.
  */
 export function checkDeletionDelayHonoured(input: {
   history: readonly ObjectStoreEvent[];
@@ -175,7 +177,7 @@ export function checkDeletionDelayHonoured(input: {
     const key =
       obj !== null ? `${obj[1]}/${obj[2]}` : mark !== null ? `${mark[1]}/${mark[3]}` : undefined;
     if (key === undefined || obj?.[3] === 'visit-mark.json') continue;
-    if (obj !== null && !completed.has(key) && !marks.has(key)) {
+    if (!completed.has(key)) {
       abortedUploadDeletes++;
       continue;
     }
@@ -205,6 +207,6 @@ export function checkDeletionDelayHonoured(input: {
       : `${deletes} deletes of ${blocks.size} block(s), each at least ${formatDuration(deletionDelayMs)} after the block's deletion mark`) +
       (abortedUploadDeletes === 0
         ? ''
-        : `; ${abortedUploadDeletes} object(s) of uploads that never completed removed without a mark`),
+        : `; ${abortedUploadDeletes} object(s) of partial blocks (uploads that never completed) removed`),
   );
 }

@@ -1,4 +1,4 @@
-import { ScenarioError, readDuration, readObject } from '../../fields/index.js';
+import { ScenarioError, readBoolean, readDuration, readObject } from '../../fields/index.js';
 import type { ObjectStoreEvent } from '../../runtime/index.js';
 import type { CheckResult, CheckSpec, WorkloadContext } from '../workload.js';
 import {
@@ -36,11 +36,17 @@ export function judgeCompactionCheck(
   const where = `checks.${spec.name}`;
   switch (spec.name) {
     case 'compaction_converged': {
-      readObject(spec.options, where, []);
+      const o = readObject(spec.options, where, ['no_partial_blocks']);
       const ranges = lt?.compactor.blockRangesMs;
+      const noPartialBlocks = readBoolean(o.no_partial_blocks, `${where}.no_partial_blocks`, false);
+      if (noPartialBlocks && lt?.compactor.partialBlockDeletionDelayMs === undefined)
+        throw new ScenarioError(
+          `${where}.no_partial_blocks: needs workload.long_term.compactor.partial_block_deletion_delay (by default a partial block is abandoned only after 48h)`,
+        );
       return checkCompactionConverged({
         history,
         tenants,
+        noPartialBlocks,
         largestRangeMs: ranges === undefined ? DEFAULT_LARGEST_RANGE_MS : Math.max(...ranges),
         epochMs: ctx.epochMs,
       });

@@ -33,6 +33,11 @@ export interface CompactorSimConfig {
   compactionIntervalMs: number | undefined;
   /** `compactor.sharding_enabled` (the ring uses the workload's heartbeat settings). */
   shardingEnabled: boolean;
+  /**
+   * `compactor.partial_block_deletion_delay`: how old a partial block must be to count as
+   * abandoned; the product default (max(consistency delay, 48h)) when absent.
+   */
+  partialBlockDeletionDelayMs: number | undefined;
   broken: BrokenCompactorMode;
 }
 
@@ -40,6 +45,7 @@ export const DEFAULT_COMPACTOR_SIM_CONFIG: CompactorSimConfig = {
   blockRangesMs: undefined,
   compactionIntervalMs: undefined,
   shardingEnabled: false,
+  partialBlockDeletionDelayMs: undefined,
   broken: 'none',
 };
 
@@ -53,6 +59,7 @@ export function parseCompactorSim(
     'block_ranges',
     'compaction_interval',
     'sharding_enabled',
+    'partial_block_deletion_delay',
     'broken',
   ]);
   let blockRangesMs: number[] | undefined;
@@ -77,6 +84,15 @@ export function parseCompactorSim(
     if (compactionIntervalMs <= 0)
       throw new ScenarioError(`${where}.compaction_interval: must be positive`);
   }
+  let partialBlockDeletionDelayMs: number | undefined;
+  if (o.partial_block_deletion_delay !== undefined) {
+    partialBlockDeletionDelayMs = readDuration(
+      o.partial_block_deletion_delay,
+      `${where}.partial_block_deletion_delay`,
+    );
+    if (partialBlockDeletionDelayMs <= 0)
+      throw new ScenarioError(`${where}.partial_block_deletion_delay: must be positive`);
+  }
   const broken = readString(o.broken, `${where}.broken`, 'none');
   if (!(BROKEN_COMPACTOR_MODES as readonly string[]).includes(broken))
     throw new ScenarioError(
@@ -91,6 +107,7 @@ export function parseCompactorSim(
     blockRangesMs,
     compactionIntervalMs,
     shardingEnabled,
+    partialBlockDeletionDelayMs,
     broken: broken as BrokenCompactorMode,
   };
 }
@@ -101,5 +118,9 @@ export function describeCompactorSim(c: CompactorSimConfig): string {
   const interval =
     c.compactionIntervalMs === undefined ? 'default' : `every ${d(c.compactionIntervalMs)}`;
   const bug = c.broken === 'none' ? '' : `; DELIBERATE BUG: compactors ${c.broken}`;
-  return `  compactor: block ranges ${ranges}, compaction ${interval}, sharding ${c.shardingEnabled ? 'on (compactor ring)' : 'off'}${bug}`;
+  const partial =
+    c.partialBlockDeletionDelayMs === undefined
+      ? ''
+      : `, partial blocks abandoned after ${d(c.partialBlockDeletionDelayMs)}`;
+  return `  compactor: block ranges ${ranges}, compaction ${interval}, sharding ${c.shardingEnabled ? 'on (compactor ring)' : 'off'}${partial}${bug}`;
 }

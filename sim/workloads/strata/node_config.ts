@@ -124,6 +124,8 @@ function applyLongTerm(
   if (cs.blockRangesMs !== undefined) compactor.block_ranges = [...cs.blockRangesMs];
   if (cs.compactionIntervalMs !== undefined)
     compactor.compaction_interval = cs.compactionIntervalMs;
+  if (cs.partialBlockDeletionDelayMs !== undefined)
+    compactor.partial_block_deletion_delay = cs.partialBlockDeletionDelayMs;
   // Without sharding one compactor owns every tenant; with it, the compactor ring (RF 1)
   // shares them out, with the workload's quick heartbeats.
   compactor.sharding_enabled = cs.shardingEnabled;

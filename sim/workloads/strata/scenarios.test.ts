@@ -176,10 +176,10 @@ describe('compactor resharding (each seed twice)', () => {
     async () => {
       const reports = await sweep('compactor-resharding', RESHARDING_SEEDS);
       for (const r of reports) {
-        // Every cut block shipped, vertical and horizontal compactions, the crashed upload's
-        // partial block left behind (Cortex deletes partial blocks only when deletion-marked).
+        // Every cut block shipped, vertical and horizontal compactions, and the crashed
+        // upload's partial block abandoned and deleted (partial_block_deletion_delay).
         expect(r.details.summary).toMatch(
-          /read phase at \+6m30s 4\/4 .*read phase at \+12m30s 4\/4 .*blocks cut (\d+), in the bucket \1, compacted [1-9]\d* \(partial blocks left 1\)/,
+          /read phase at \+6m30s 4\/4 .*read phase at \+12m30s 4\/4 .*blocks cut (\d+), in the bucket \1, compacted [1-9]\d* \(partial blocks left 0\)/,
         );
         const converged = r.checks.find((c) => c.name === 'compaction_converged')!;
         expect(converged.detail).toMatch(
@@ -203,7 +203,7 @@ describe('compactor resharding on memberlist (each seed twice)', () => {
       for (const r of reports) {
         expect(r.details.plan.join('\n')).toContain('rings on memberlist gossip');
         expect(r.details.summary).toMatch(
-          /final reads 4\/4 tenants.*blocks cut (\d+), in the bucket \1, compacted [1-9]\d* \(partial blocks left 1\)/,
+          /final reads 4\/4 tenants.*blocks cut (\d+), in the bucket \1, compacted [1-9]\d* \(partial blocks left 0\)/,
         );
       }
     },
