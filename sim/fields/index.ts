@@ -15,5 +15,7 @@ export {
   readProbability,
   readString,
   readStringList,
+  splitKeyPath,
   type Fields,
+  type PathSegment,
 } from './readers.js';

@@ -1,9 +1,37 @@
 import type { LatencySpec } from '../runtime/index.js';
 import { parseDuration } from './duration.js';
 
-/** A scenario file that does not say what the simulator needs; the message names the key path. */
+/** One step of a key path: a mapping key or a list index. */
+export type PathSegment = string | number;
+
+/** `schedule[3].crash` → `['schedule', 3, 'crash']`; `undefined` if it is not a key path. */
+export function splitKeyPath(text: string): PathSegment[] | undefined {
+  if (!KEY_PATH.test(text)) return undefined;
+  const segments: PathSegment[] = [];
+  for (const m of text.matchAll(/([^.[\]]+)|\[(\d+)\]/g))
+    segments.push(m[2] !== undefined ? Number(m[2]) : m[1]!);
+  return segments;
+}
+
+const KEY_PATH = /^[A-Za-z_][\w-]*(?:\[\d+\]|\.[A-Za-z_][\w-]*)*$/;
+/** Every reader starts its message with the key path: `schedule[3].crash: unknown node "x"`. */
+const MESSAGE_PATH = /^([^\s:]+): /;
+
+/**
+ * A scenario file that does not say what the simulator needs; the message names the key path
+ * and the value. `path` is that key path as segments (taken from the message's `<path>: `
+ * prefix unless given), so the loader can point at the file's line without every reader
+ * knowing about YAML positions.
+ */
 export class ScenarioError extends Error {
   override readonly name = 'ScenarioError';
+  readonly path: readonly PathSegment[] | undefined;
+
+  constructor(message: string, path?: readonly PathSegment[]) {
+    super(message);
+    const prefix = MESSAGE_PATH.exec(message)?.[1];
+    this.path = path ?? (prefix === undefined ? undefined : splitKeyPath(prefix));
+  }
 }
 
 export type Fields = Readonly<Record<string, unknown>>;
@@ -14,13 +42,20 @@ export type Fields = Readonly<Record<string, unknown>>;
  */
 export function readObject(value: unknown, where: string, allowed: readonly string[]): Fields {
   if (value === undefined || value === null) return {};
+  // `where` is empty for the file's top level.
+  const label = where === '' ? 'top level' : where;
   if (typeof value !== 'object' || Array.isArray(value)) {
-    throw new ScenarioError(`${where}: expected a mapping, got ${JSON.stringify(value)}`);
+    throw new ScenarioError(
+      `${label}: expected a mapping, got ${JSON.stringify(value)}`,
+      where === '' ? [] : undefined,
+    );
   }
   for (const key of Object.keys(value)) {
     if (!allowed.includes(key)) {
+      // The path goes to the key itself, so the error points at the line of the typo.
       throw new ScenarioError(
-        `${where}: unknown key ${JSON.stringify(key)} (known: ${allowed.join(', ')})`,
+        `${label}: unknown key ${JSON.stringify(key)} (known: ${allowed.join(', ')})`,
+        [...(where === '' ? [] : (splitKeyPath(where) ?? [])), key],
       );
     }
   }

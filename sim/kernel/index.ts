@@ -23,7 +23,7 @@ export {
   nondeterministicGlobalError,
   type GlobalsGuard,
 } from './nondeterminism_guard.js';
-export { TraceRecorder } from './trace.js';
+export { TraceRecorder, type TraceEvent, type TraceEventSink } from './trace.js';
 export {
   builtinScenarioDir,
   builtinScenarioPath,

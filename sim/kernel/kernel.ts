@@ -3,7 +3,7 @@ import type { RandomStream } from '../../src/runtime/index.js';
 import { EventQueue, type QueuedEvent } from './event_queue.js';
 import type { Incarnation } from './incarnation.js';
 import { installGlobalsGuard } from './nondeterminism_guard.js';
-import { TraceRecorder } from './trace.js';
+import { TraceRecorder, type TraceEventSink } from './trace.js';
 
 // Captured when the module loads, before any guard can replace them: the kernel alone may
 // pause on the real event loop (to let promise continuations run) and read the wall clock
@@ -18,6 +18,8 @@ export interface SimKernelConfig {
   scheduling: RandomStream;
   /** How many trace lines to keep for failure reports (default 200). */
   traceTail?: number;
+  /** Receives every executed event as it runs (the full event log); omitted, nothing is collected. */
+  onTraceEvent?: TraceEventSink;
 }
 
 export interface ScheduleOptions {
@@ -109,7 +111,7 @@ export class SimKernel {
     }
     this.time = config.epochMs;
     this.scheduling = config.scheduling;
-    this.trace = new TraceRecorder(config.traceTail ?? 200);
+    this.trace = new TraceRecorder(config.traceTail ?? 200, config.onTraceEvent);
   }
 
   /** Current virtual time (ms since the Unix epoch, always an integer). */

@@ -1,6 +1,22 @@
 import { createHash, type Hash } from 'node:crypto';
 
 /**
+ * One executed event, exactly the fields the trace hash covers plus its 1-based position.
+ * Two runs with equal hashes therefore produce equal event logs (`strata sim --trace`).
+ */
+export interface TraceEvent {
+  seq: number;
+  time: number;
+  node: string;
+  incarnation: number;
+  kind: string;
+  detail: string;
+}
+
+/** Receives every executed event, in order; only installed when a full event log is wanted. */
+export type TraceEventSink = (event: TraceEvent) => void;
+
+/**
  * The trace of a run: a SHA-256 over every executed event (virtual time, node, incarnation,
  * kind, detail). Two runs with the same seed must produce the same hash; any divergence in
  * scheduling, randomness or event order changes it. The last few lines are kept in memory so a
@@ -10,13 +26,21 @@ export class TraceRecorder {
   private readonly hash: Hash = createHash('sha256');
   private readonly tail: string[] = [];
   private tailStart = 0;
+  private recorded = 0;
 
-  constructor(private readonly tailSize = 200) {}
+  constructor(
+    private readonly tailSize = 200,
+    // Undefined unless asked for, so a run without --trace builds no event objects.
+    private readonly sink?: TraceEventSink,
+  ) {}
 
   record(time: number, node: string, incarnation: number, kind: string, detail: string): void {
     const line = `${time} ${node} ${incarnation} ${kind} ${detail}`;
     this.hash.update(line);
     this.hash.update('\n');
+    this.recorded++;
+    if (this.sink !== undefined)
+      this.sink({ seq: this.recorded, time, node, incarnation, kind, detail });
     if (this.tailSize <= 0) return;
     if (this.tail.length < this.tailSize) this.tail.push(line);
     else {

@@ -26,3 +26,11 @@ export type {
   ScheduledFault,
 } from './scenario_types.js';
 export { runSimCommand, type SimCommandDeps, type SimCommandIO } from './sim_command.js';
+export { diffTraceLogs, formatTraceDiff, runSimDiff, type TraceDiff } from './sim_diff.js';
+export {
+  TraceLogCollector,
+  TraceLogError,
+  formatTraceEvent,
+  parseTraceLog,
+  traceEventJson,
+} from './trace_log.js';

@@ -19,7 +19,9 @@ export function loadScenario(textOrPath: string): Promise<Scenario> {
       return Promise.resolve(parseScenario(readHostTextFile(textOrPath), textOrPath));
     const builtin = builtinScenarioPath(textOrPath);
     if (builtin !== undefined)
-      return Promise.resolve(parseScenario(readHostTextFile(builtin), textOrPath));
+      return Promise.resolve(
+        parseScenario(readHostTextFile(builtin), textOrPath, `scenarios/${textOrPath}.yaml`),
+      );
     const names = listBuiltinScenarios();
     throw new ScenarioError(
       `no scenario file or built-in scenario named ${JSON.stringify(textOrPath)} (built-ins: ${names.length === 0 ? 'none found' : names.join(', ')})`,

@@ -1,4 +1,3 @@
-import { parse as parseYaml } from 'yaml';
 import {
   ScenarioError,
   readArray,
@@ -15,6 +14,8 @@ import {
 import { defaultSimRuntimeConfig, type SimRuntimeConfig } from '../runtime/index.js';
 import { findWorkload, workloadKinds } from '../workloads/index.js';
 import { SERVICES, parseSchedule, readSignedDuration } from './parse_schedule.js';
+import type { ScheduleContext } from './check_schedule.js';
+import { parseScenarioSource } from './source_lines.js';
 import type { CheckSpec, NodeTopology, RandomFaultProfile, Scenario } from './scenario_types.js';
 
 export const DEFAULT_EPOCH_MS = Date.UTC(2026, 0, 1);
@@ -24,17 +25,25 @@ export const BUILTIN_CHECKS = ['no_simulation_errors'] as const;
 
 /**
  * Parses and validates a scenario file (YAML). Strict: unknown keys, unknown node names,
- * unknown checks and malformed values are errors naming the key path and the value.
- * `source` is how the CLI names the scenario (builtin name or path), for replay commands.
+ * unknown checks, impossible schedules and malformed values are errors, rejected before any
+ * run, as `<file>:<line>:<col>: <key path>: <message naming the value>`. `source` is how the
+ * CLI names the scenario (builtin name or path), for replay commands; `file` is the file to
+ * point at in errors (defaults to `source`).
  */
-export function parseScenario(text: string, source: string): Scenario {
-  let doc: unknown;
+export function parseScenario(text: string, source: string, file = source): Scenario {
+  const yaml = parseScenarioSource(text, file);
   try {
-    doc = parseYaml(text);
+    return readScenario(yaml.data, source);
   } catch (err) {
-    throw new ScenarioError(`${source}: not valid YAML: ${(err as Error).message}`);
+    // The one place positions are added: readers only know key paths.
+    if (!(err instanceof ScenarioError)) throw err;
+    const at = err.path === undefined ? undefined : yaml.position(err.path);
+    throw new ScenarioError(`${at ?? file}: ${err.message}`, err.path);
   }
-  const top = readObject(doc, source, [
+}
+
+function readScenario(doc: unknown, source: string): Scenario {
+  const top = readObject(doc, '', [
     'name',
     'description',
     'seed',
@@ -78,6 +87,13 @@ export function parseScenario(text: string, source: string): Scenario {
   workload.validateTopology(byRole, 'topology');
 
   const checks = parseChecks(top.checks, [...workload.checks, ...BUILTIN_CHECKS]);
+  const faults = parseRandomFaults(top.faults, nodeNames, durationMs);
+  const scheduleContext: ScheduleContext = {
+    durationMs,
+    durationText: JSON.stringify(top.duration),
+    nodes,
+    faults,
+  };
   return {
     name,
     description: readString(top.description, 'description', ''),
@@ -86,8 +102,8 @@ export function parseScenario(text: string, source: string): Scenario {
     durationMs,
     nodes,
     runtime: parseRuntime(top),
-    faults: parseRandomFaults(top.faults, nodeNames, durationMs),
-    schedule: parseSchedule(top.schedule, nodeNames),
+    faults,
+    schedule: parseSchedule(top.schedule, nodeNames, scheduleContext),
     workload: { kind, config: workloadConfig },
     checks,
     source,
@@ -209,8 +225,11 @@ function parseRandomFaults(
     readNumber(f.per_minute, `${w}.per_minute`, 0, { min: 0 });
   const nodeList = (v: unknown, w: string): string[] => {
     const list = v === undefined ? [...nodes] : readStringList(v, w);
-    for (const n of list)
-      if (!nodes.has(n)) throw new ScenarioError(`${w}: unknown node ${JSON.stringify(n)}`);
+    for (const [i, n] of list.entries())
+      if (!nodes.has(n))
+        throw new ScenarioError(
+          `${w}[${i}]: unknown node ${JSON.stringify(n)} (nodes: ${[...nodes].join(', ')})`,
+        );
     return list;
   };
   const profile: RandomFaultProfile = {

@@ -9,6 +9,7 @@ import {
   readStringList,
 } from '../fields/index.js';
 import { CACHE_SERVICE, KV_SERVICE, OBJECT_STORE_SERVICE } from '../runtime/index.js';
+import { checkSchedule, type ScheduleContext, type ScheduleEntry } from './check_schedule.js';
 import type { FaultAction, ScheduledFault } from './scenario_types.js';
 
 /** The shared services a schedule may name (partitions, outages). */
@@ -41,8 +42,12 @@ const SCHEDULE_ACTIONS = [
   'crash_mid_block_upload',
 ] as const;
 
-export function parseSchedule(value: unknown, nodes: ReadonlySet<string>): ScheduledFault[] {
-  const entries = readArray(value, 'schedule').map((raw, i): ScheduledFault => {
+export function parseSchedule(
+  value: unknown,
+  nodes: ReadonlySet<string>,
+  ctx: ScheduleContext,
+): ScheduledFault[] {
+  const entries = readArray(value, 'schedule').map((raw, i): ScheduleEntry => {
     const where = `schedule[${i}]`;
     const o = readObject(raw, where, ['at', ...SCHEDULE_ACTIONS]);
     const atMs = readDuration(o.at, `${where}.at`);
@@ -53,17 +58,13 @@ export function parseSchedule(value: unknown, nodes: ReadonlySet<string>): Sched
       );
     }
     const kind = actions[0]!;
-    return {
-      atMs,
-      action: parseAction(kind, o[kind], `${where}.${kind}`, nodes, `schedule:${i}`),
-      origin: 'schedule',
-    };
+    const action = parseAction(kind, o[kind], `${where}.${kind}`, nodes, `schedule:${i}`);
+    return { fault: { atMs, action, origin: 'schedule' }, index: i, atText: JSON.stringify(o.at) };
   });
   // Stable by time: entries at the same instant keep their file order.
-  return entries
-    .map((e, i) => ({ e, i }))
-    .sort((x, y) => x.e.atMs - y.e.atMs || x.i - y.i)
-    .map(({ e }) => e);
+  const ordered = entries.sort((x, y) => x.fault.atMs - y.fault.atMs || x.index - y.index);
+  checkSchedule(ordered, ctx);
+  return ordered.map((e) => e.fault);
 }
 
 function parseAction(

@@ -6,6 +6,7 @@ import {
   hostGitCommit,
   hostNodeVersion,
   type SimulationErrorRecord,
+  type TraceEventSink,
 } from '../kernel/index.js';
 import { SimServices } from '../runtime/index.js';
 import {
@@ -30,6 +31,8 @@ export interface RunScenarioOptions {
   onPlan?: (lines: string[]) => void;
   /** Log lines kept in the report (default 200). */
   logTail?: number;
+  /** Receives every executed kernel event in order (the CLI's --trace event log). */
+  onTraceEvent?: TraceEventSink;
 }
 
 /** Resolves the plan of a scenario for a seed without running it. */
@@ -60,6 +63,7 @@ export async function runScenario(
   const kernel = new SimKernel({
     epochMs: scenario.epochMs,
     scheduling: random.stream('scheduling'),
+    ...(opts.onTraceEvent === undefined ? {} : { onTraceEvent: opts.onTraceEvent }),
   });
   const services = new SimServices(scenario.runtime, { kernel, random });
   const cluster = new SimCluster({ services });

@@ -1,8 +1,11 @@
+import type { FileSystem } from '../../src/runtime/index.js';
 import { ScenarioError, formatDuration, parseDuration } from '../fields/index.js';
 import { listBuiltinScenarios } from '../kernel/index.js';
 import { loadScenario } from './load_scenario.js';
 import { reportJsonLine } from './report.js';
 import { runScenario, type RunScenarioOptions } from './run_scenario.js';
+import { runSimDiff } from './sim_diff.js';
+import { TraceLogCollector } from './trace_log.js';
 
 export interface SimCommandIO {
   stdout(s: string): void;
@@ -12,9 +15,12 @@ export interface SimCommandIO {
 export interface SimCommandDeps {
   /** Source of the report's `commit` field (default: git). */
   commit?: () => string;
+  /** Host files for --trace and `sim diff` (the CLI passes the real file system). */
+  fs?: FileSystem;
 }
 
-const USAGE = `Usage: strata sim <scenario-file-or-builtin-name> [--seed N] [--duration D] [--quiet]
+const USAGE = `Usage: strata sim <scenario-file-or-builtin-name> [--seed N] [--duration D] [--trace FILE] [--quiet]
+       strata sim diff <A.jsonl> <B.jsonl>
 
 Runs a deterministic simulation scenario and judges its checks. Prints the resolved plan,
 then (on failure) the failing checks, the last log lines and events, and last of all one
@@ -23,6 +29,8 @@ usage errors.
 
   --seed N        seed of every random stream (default: the scenario's seed)
   --duration D    run for D of virtual time instead of the scenario's duration (e.g. 90s)
+  --trace FILE    write every executed event to FILE as JSON Lines (compare runs with
+                  'strata sim diff A.jsonl B.jsonl')
   --quiet         print only the JSON report line
 `;
 
@@ -30,6 +38,7 @@ interface SimArgs {
   scenario: string;
   seed: number | undefined;
   durationMs: number | undefined;
+  trace: string | undefined;
   quiet: boolean;
 }
 
@@ -39,6 +48,7 @@ function parseArgs(argv: readonly string[]): SimArgs | 'help' {
   let scenario: string | undefined;
   let seed: number | undefined;
   let durationMs: number | undefined;
+  let trace: string | undefined;
   let quiet = false;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
@@ -76,6 +86,13 @@ function parseArgs(argv: readonly string[]): SimArgs | 'help' {
           throw new UsageError(`invalid --duration ${JSON.stringify(v)}: must be positive`);
         break;
       }
+      case '--trace':
+      case '-trace': {
+        const v = value();
+        if (v === '') throw new UsageError('--trace needs a file name');
+        trace = v;
+        break;
+      }
       case '--quiet':
       case '-quiet':
         if (inline !== undefined) throw new UsageError('--quiet takes no value');
@@ -92,7 +109,7 @@ function parseArgs(argv: readonly string[]): SimArgs | 'help' {
   }
   if (scenario === undefined)
     throw new UsageError('missing scenario: give a scenario file or a built-in name');
-  return { scenario, seed, durationMs, quiet };
+  return { scenario, seed, durationMs, trace, quiet };
 }
 
 /** `strata sim …`: returns the exit code (0 all checks pass, 1 a check failed, 2 usage error). */
@@ -101,6 +118,7 @@ export async function runSimCommand(
   io: SimCommandIO,
   deps: SimCommandDeps = {},
 ): Promise<number> {
+  if (argv[0] === 'diff') return runSimDiff(argv.slice(1), io, deps.fs);
   let args: SimArgs | 'help';
   try {
     args = parseArgs(argv);
@@ -111,6 +129,10 @@ export async function runSimCommand(
   if (args === 'help') {
     io.stdout(USAGE + builtinsLine());
     return 0;
+  }
+  if (args.trace !== undefined && deps.fs === undefined) {
+    io.stderr('strata sim: --trace needs a file system to write to\n');
+    return 2;
   }
   let scenario;
   try {
@@ -133,7 +155,18 @@ export async function runSimCommand(
   };
   if (args.durationMs !== undefined) opts.durationMs = args.durationMs;
   if (deps.commit !== undefined) opts.commit = deps.commit;
+  const traceLog = args.trace === undefined ? undefined : new TraceLogCollector();
+  if (traceLog !== undefined) opts.onTraceEvent = traceLog.record;
   const report = await runScenario(scenario, args.seed ?? scenario.seed, opts);
+  if (traceLog !== undefined && args.trace !== undefined && deps.fs !== undefined) {
+    try {
+      await writeTraceLog(deps.fs, args.trace, traceLog);
+    } catch (err) {
+      io.stderr(`strata sim: cannot write trace file ${args.trace}: ${(err as Error).message}\n`);
+      return 2;
+    }
+    if (!quiet) io.stdout(`trace: ${traceLog.events} events written to ${args.trace}\n`);
+  }
   if (!quiet) {
     const out: string[] = [''];
     out.push(
@@ -150,6 +183,17 @@ export async function runSimCommand(
   }
   io.stdout(`${reportJsonLine(report)}\n`);
   return report.passed ? 0 : 1;
+}
+
+/** Writes the log chunk by chunk, so a long run's log never has to be one string. */
+async function writeTraceLog(fs: FileSystem, path: string, log: TraceLogCollector): Promise<void> {
+  const file = await fs.open(path, 'w');
+  try {
+    const encoder = new TextEncoder();
+    for (const chunk of log.textChunks()) await file.append(encoder.encode(chunk));
+  } finally {
+    await file.close();
+  }
 }
 
 function builtinsLine(): string {

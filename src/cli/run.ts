@@ -19,7 +19,8 @@ const USAGE = `Usage: strata [command] [flags]
 
 Commands:
   serve        run the service (default when the first argument is a flag or absent)
-  sim          run a simulation scenario: strata sim <scenario> [--seed N]
+  sim          run a simulation scenario: strata sim <scenario> [--seed N] [--trace FILE];
+               compare two traces: strata sim diff A.jsonl B.jsonl
   tools        operator tools: strata tools config-reference | tsdb <create-blocks-from|dump>
   conformance  run Prometheus's PromQL test scripts: strata conformance promql [--engine default|thanos] [files...]
   bench        run the storage benchmarks: strata bench [--quick] [--only=<name>]
@@ -49,7 +50,7 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
     case 'serve':
       return runServe(rest, io);
     case 'sim':
-      return runSimCommand(rest, io);
+      return runSimCommand(rest, io, { fs: new NodeFileSystem() });
     case 'tools':
       return runTools(rest, io);
     case 'bench':
