@@ -11,10 +11,16 @@ import {
   IndexReader,
   openFileSource,
   postingsForMatchers,
+  readAheadSource,
   type ByteSource,
   type ChunkMeta,
 } from '../index/index.js';
-import { ChunkReader, FileSegmentSource, type SegmentByteSource } from './chunk_reader.js';
+import {
+  ChunkReader,
+  FileSegmentSource,
+  ReadAheadSegmentSource,
+  type SegmentByteSource,
+} from './chunk_reader.js';
 import { isSubrange } from './intervals.js';
 import { readBlockMeta, type BlockMeta } from './meta.js';
 import { readTombstones, type Tombstones } from './tombstones.js';
@@ -22,6 +28,15 @@ import { ChunkSeriesIterator, type BlockSeries } from './series_set.js';
 
 export interface BlockReaderDeps {
   fs: FileSystem;
+}
+
+export interface BlockOpenOptions {
+  /**
+   * For one in-order walk of every series (a compaction): the index and the segments are
+   * read through bounded read-ahead windows (1 MiB per file), so a series entry or a chunk
+   * is not a file read of its own. Off for queries, which read only the ranges they need.
+   */
+  readAhead?: boolean;
 }
 
 /** The parts a block reader works on; `close` releases whatever they hold open. */
@@ -49,7 +64,11 @@ export class BlockReader {
   }
 
   /** Opens the block in directory `dir` on the FileSystem. */
-  static async open(dir: string, deps: BlockReaderDeps): Promise<BlockReader> {
+  static async open(
+    dir: string,
+    deps: BlockReaderDeps,
+    opts: BlockOpenOptions = {},
+  ): Promise<BlockReader> {
     const meta = await readBlockMeta(dir, deps);
     const { tombstones } = await readTombstones(dir, deps);
     const index = await openFileSource(deps.fs, `${dir}/index`);
@@ -65,7 +84,17 @@ export class BlockReader {
       await segments.close();
     };
     try {
-      return await BlockReader.fromParts({ meta, index, segments, tombstones, close });
+      return await BlockReader.fromParts(
+        opts.readAhead === true
+          ? {
+              meta,
+              index: readAheadSource(index),
+              segments: new ReadAheadSegmentSource(segments),
+              tombstones,
+              close,
+            }
+          : { meta, index, segments, tombstones, close },
+      );
     } catch (err) {
       await close();
       throw err;

@@ -110,6 +110,11 @@ export {
   type StreamingBlockWriterDeps,
   type StreamingWriteOptions,
 } from './streaming_writer.js';
-export { BlockReader, type BlockParts, type BlockReaderDeps } from './block_reader.js';
+export {
+  BlockReader,
+  type BlockOpenOptions,
+  type BlockParts,
+  type BlockReaderDeps,
+} from './block_reader.js';
 export { ChunkSeriesIterator, type BlockSeries, type SeriesSampleIterator } from './series_set.js';
 export { MergedSampleIterator, type DroppedSampleObserver } from './merge_iterator.js';

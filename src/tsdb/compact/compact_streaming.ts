@@ -5,7 +5,7 @@
 // table is the merge of the sources' tables; then the merged series stream goes one series at
 // a time through the chunk cutter into the block's files. Memory holds one series per source
 // plus the index writer's postings (four bytes per series) and a read-ahead window per source
-// file (sequential_reader.ts). Sources are never modified.
+// file (BlockReader.open with readAhead). Sources are never modified.
 
 import { Matcher } from '../../model/index.js';
 import { throwIfAborted } from '../../runtime/index.js';
@@ -13,13 +13,12 @@ import {
   BlockSource,
   StreamingBlockWriter,
   type BlockMeta,
-  type BlockReader,
+  BlockReader,
   type StreamingWriteOptions,
 } from '../block/index.js';
 import { compactBlockMetas, type CompactDeps, type CompactOptions } from './compact_blocks.js';
 import { CompactionError } from './errors.js';
 import { mergeSeriesStream, mergeSymbolTables, type MergedSeries } from './merge_stream.js';
-import { openBlockForWalk } from './sequential_reader.js';
 import { SampleConflictCounter, type SampleConflicts } from './sample_conflicts.js';
 
 // Every series: a matcher accepting the empty value subtracts nothing from all postings.
@@ -56,7 +55,8 @@ export async function compactBlocksStreaming(
   const readers: BlockReader[] = [];
   let writer: StreamingBlockWriter | undefined;
   try {
-    for (const dir of dirs) readers.push(await openBlockForWalk(dir, { fs: deps.fs }));
+    for (const dir of dirs)
+      readers.push(await BlockReader.open(dir, { fs: deps.fs }, { readAhead: true }));
     const seen = new Set<string>();
     for (const r of readers) {
       if (seen.has(r.meta.ulid)) {
