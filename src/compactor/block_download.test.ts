@@ -3,12 +3,10 @@ import { DiskFileSystem } from '../../sim/testing/index.js';
 import { blockChunkPath, blockIndexPath, blockMetaPath } from '../bucket/index.js';
 import { testBlockMeta, testUlid } from '../bucket/testing.js';
 import {
+  ForwardingBucket,
   MemoryBucket,
   type Bucket,
   type BucketCallOptions,
-  type UploadSource,
-  type BucketListOptions,
-  type ObjectAttributes,
 } from '../runtime/index.js';
 import { ManualClock } from '../runtime/testing/index.js';
 import { serializeBlockMeta, type BlockMeta } from '../tsdb/index.js';
@@ -16,12 +14,13 @@ import { DOWNLOAD_PART_BYTES, downloadBlocks } from './block_download.js';
 import { CorruptBlockError } from './compaction_errors.js';
 
 /** Delegates to a bucket, counting reads in flight and the largest read. */
-class CountingBucket implements Bucket {
-  readonly name = 'counting';
+class CountingBucket extends ForwardingBucket {
+  override get name(): string {
+    return 'counting';
+  }
   inFlight = 0;
   maxInFlight = 0;
   largestRead = 0;
-  constructor(private readonly inner: Bucket) {}
 
   private async read(run: () => Promise<Uint8Array>): Promise<Uint8Array> {
     this.inFlight++;
@@ -36,32 +35,16 @@ class CountingBucket implements Bucket {
       this.inFlight--;
     }
   }
-  get(name: string, opts?: BucketCallOptions): Promise<Uint8Array> {
+  override get(name: string, opts?: BucketCallOptions): Promise<Uint8Array> {
     return this.read(() => this.inner.get(name, opts));
   }
-  getRange(n: string, o: number, l: number, opts?: BucketCallOptions): Promise<Uint8Array> {
+  override getRange(
+    n: string,
+    o: number,
+    l: number,
+    opts?: BucketCallOptions,
+  ): Promise<Uint8Array> {
     return this.read(() => this.inner.getRange(n, o, l, opts));
-  }
-  exists(name: string, opts?: BucketCallOptions): Promise<boolean> {
-    return this.inner.exists(name, opts);
-  }
-  upload(name: string, data: Uint8Array, opts?: BucketCallOptions): Promise<void> {
-    return this.inner.upload(name, data, opts);
-  }
-  uploadStream(name: string, source: UploadSource, opts?: BucketCallOptions): Promise<void> {
-    return this.inner.uploadStream(name, source, opts);
-  }
-  delete(name: string, opts?: BucketCallOptions): Promise<void> {
-    return this.inner.delete(name, opts);
-  }
-  list(dir: string, opts?: BucketListOptions): Promise<string[]> {
-    return this.inner.list(dir, opts);
-  }
-  attributes(name: string, opts?: BucketCallOptions): Promise<ObjectAttributes> {
-    return this.inner.attributes(name, opts);
-  }
-  close(): Promise<void> {
-    return this.inner.close();
   }
 }
 

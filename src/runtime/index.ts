@@ -7,6 +7,7 @@
  */
 export * from './bucket.js';
 export * from './upload_source.js';
+export * from './forwarding_bucket.js';
 export * from './cache.js';
 export * from './clock.js';
 export * from './env.js';

@@ -1,14 +1,13 @@
 import { markBlockForDeletion } from '../../../src/bucket/index.js';
 import { JSON_RING_CODEC } from '../../../src/ring/index.js';
-import type {
-  Bucket,
-  BucketCallOptions,
-  BucketListOptions,
-  Env,
-  KV,
-  Logger,
-  ObjectAttributes,
-  UploadSource,
+import {
+  ForwardingBucket,
+  type Bucket,
+  type BucketCallOptions,
+  type Env,
+  type KV,
+  type Logger,
+  type UploadSource,
 } from '../../../src/runtime/index.js';
 import { parseBlockMeta } from '../../../src/tsdb/index.js';
 import { BLOCK_OBJECT } from './bucket_history.js';
@@ -49,45 +48,6 @@ export function brokenCompactorEnv(env: Env, mode: BrokenCompactorMode): Env {
 }
 
 /** A Bucket that forwards every call; subclasses intercept some. */
-class ForwardingBucket implements Bucket {
-  constructor(protected readonly inner: Bucket) {}
-  get name(): string {
-    return this.inner.name;
-  }
-  get(name: string, opts?: BucketCallOptions): Promise<Uint8Array> {
-    return this.inner.get(name, opts);
-  }
-  getRange(
-    name: string,
-    offset: number,
-    length: number,
-    opts?: BucketCallOptions,
-  ): Promise<Uint8Array> {
-    return this.inner.getRange(name, offset, length, opts);
-  }
-  exists(name: string, opts?: BucketCallOptions): Promise<boolean> {
-    return this.inner.exists(name, opts);
-  }
-  upload(name: string, data: Uint8Array, opts?: BucketCallOptions): Promise<void> {
-    return this.inner.upload(name, data, opts);
-  }
-  uploadStream(name: string, source: UploadSource, opts?: BucketCallOptions): Promise<void> {
-    return this.inner.uploadStream(name, source, opts);
-  }
-  delete(name: string, opts?: BucketCallOptions): Promise<void> {
-    return this.inner.delete(name, opts);
-  }
-  list(dir: string, opts?: BucketListOptions): Promise<string[]> {
-    return this.inner.list(dir, opts);
-  }
-  attributes(name: string, opts?: BucketCallOptions): Promise<ObjectAttributes> {
-    return this.inner.attributes(name, opts);
-  }
-  close(): Promise<void> {
-    return this.inner.close();
-  }
-}
-
 /**
  * `skip_dedup`: every block's meta.json reads as if its replica were a distinct source (the
  * ingester id copied into a label the compactor keeps), so the compactor groups each
