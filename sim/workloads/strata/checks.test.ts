@@ -13,7 +13,7 @@ import { ReferenceModel } from './model.js';
 import { ReadLog, type ReadSeries } from './read_log.js';
 
 const M = 60_000;
-const OK: AttemptOutcome = { kind: 'ok' };
+const OK: AttemptOutcome = { kind: 'ok', status: 200 };
 const OOB: AttemptOutcome = {
   kind: 'rejected',
   code: 'invalid_argument',

@@ -26,7 +26,7 @@ describe('WriteLedger', () => {
     expect(sampleStatus(a[0]!)).toBe('unsent');
 
     const pa = ledger.newPush('w', 't', a);
-    ledger.attemptEnded(ledger.attemptStarted(pa, 11), 12, { kind: 'ok' });
+    ledger.attemptEnded(ledger.attemptStarted(pa, 11), 12, { kind: 'ok', status: 200 });
     expect(sampleStatus(a[1]!)).toBe('acked');
     expect(resolvedAt(pa)).toBe(12);
 

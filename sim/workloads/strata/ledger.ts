@@ -3,10 +3,13 @@ import type { GeneratedSample } from './generator.js';
 /**
  * How one remote-write attempt ended, as Prometheus's sender classifies it: `ok` (2xx),
  * `rejected` (4xx other than 429: dropped, never retried) or `unknown` (5xx, 429, timeouts,
- * unreachable: the samples may or may not be stored; the sender retries).
+ * unreachable: the samples may or may not be stored; the sender retries). `status` of `ok`
+ * is the HTTP status: 200, or 202 when the distributor dropped an HA replica's push (not
+ * stored, not retried). `code` is the HTTP status of a refusal ("400", "429", "500") or what
+ * kept an answer from arriving ("timeout", "unreachable").
  */
 export type AttemptOutcome =
-  | { kind: 'ok' }
+  | { kind: 'ok'; status: number }
   | { kind: 'rejected'; code: string; message: string }
   | { kind: 'unknown'; code: string; message: string };
 

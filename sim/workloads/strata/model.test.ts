@@ -5,7 +5,7 @@ import { ReplicaHistory, type ReplicaEvent } from './model_replicas.js';
 
 const S = 1_000;
 const M = 60_000;
-const OK: AttemptOutcome = { kind: 'ok' };
+const OK: AttemptOutcome = { kind: 'ok', status: 200 };
 const OUT_OF_BOUNDS: AttemptOutcome = {
   kind: 'rejected',
   code: 'invalid_argument',

@@ -187,7 +187,7 @@ export function strataWriter(env: Env, config: StrataWorkloadConfig, deps: Write
             },
             { timeoutMs: remoteWrite.timeoutMs, signal: controller.signal },
           );
-          deps.ledger.attemptEnded(attempt, deps.now(), { kind: 'ok' });
+          deps.ledger.attemptEnded(attempt, deps.now(), { kind: 'ok', status: 200 });
           break;
         } catch (err) {
           if (controller.signal.aborted) return; // the attempt stays without an answer
