@@ -3,7 +3,7 @@
  * promtool, append and iterate cost, head memory per series, remote-write load against
  * Strata's single binary next to Prometheus's receiver, the long-term read path (one series
  * over 24h through a store-gateway vs an ingester's TSDB) and compaction (three replicas of a
- * 2h block merged by the compactor); printed as markdown tables for
+ * 2h block merged by the compactor) and the simulator's speed; printed as markdown tables for
  * docs/benchmarks.md. Benchmarks use real time, real disk and child processes;
  * they must never run as timed tests or be imported by production modules other than the CLI.
  */
@@ -31,6 +31,13 @@ import {
 import { SYSTEM_NAMES, type SystemName } from './remote_write_targets.js';
 import { SAMPLES_PER_2H_BLOCK } from './series_shapes.js';
 import {
+  runSimBench,
+  SIM_BENCH_SCENARIOS,
+  simBenchFailed,
+  simTable,
+  type SimBenchOptions,
+} from './sim_bench.js';
+import {
   runBlockIterateBench,
   runHeadAppendBench,
   runHeadIterateBench,
@@ -51,6 +58,7 @@ export const BENCH_NAMES = [
   'remote-write',
   'long-term',
   'compaction',
+  'sim',
 ] as const;
 export type BenchName = (typeof BENCH_NAMES)[number];
 
@@ -81,6 +89,10 @@ compaction (3 replicas of a 2h block merged by one compactor run over a filesyst
   --compact-series=N   series per block (default 100000; --quick 10000)
   --compact-samples=M  samples per series at 15s (default ${SAMPLES_PER_2H_BLOCK}: 2h)
   --compact-verify     also read the output back and compare every sample (slow)
+
+sim (the deterministic simulator's speed: built-in scenarios run in this process):
+  --sim-runs=R         timed runs per scenario after a warm-up (default 3; --quick 1, no warm-up)
+  --sim-scenarios=LIST built-in scenarios (default ${SIM_BENCH_SCENARIOS.join(',')})
 `;
 
 export interface BenchOptions {
@@ -92,6 +104,7 @@ export interface BenchOptions {
   remoteWrite: Omit<RemoteWriteOptions, 'progress'>;
   longTerm: Omit<LongTermOptions, 'progress'>;
   compaction: Omit<CompactionOptions, 'progress'>;
+  sim: Omit<SimBenchOptions, 'progress'>;
 }
 
 /** Append target of issue 3: 2M samples/s on one core into an existing series set. */
@@ -120,6 +133,8 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
   let compactSeries: number | undefined;
   let compactSamples: number | undefined;
   let compactVerify = false;
+  let simRuns: number | undefined;
+  let simScenarios: string[] | undefined;
   for (const arg of argv) {
     const [flag, value] = arg.replace(/^--?/, '').split('=', 2) as [string, string | undefined];
     switch (flag) {
@@ -205,6 +220,13 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
           throw new Error(`${arg}: at most ${SAMPLES_PER_2H_BLOCK} (2h at 15s)`);
         }
         break;
+      case 'sim-runs':
+        simRuns = positiveInt(arg, value);
+        break;
+      case 'sim-scenarios':
+        simScenarios = (value ?? '').split(',').filter((v) => v !== '');
+        if (simScenarios.length === 0) throw new Error(`${arg}: expected scenario names`);
+        break;
       default:
         throw new Error(`unknown bench flag "${arg}"`);
     }
@@ -236,6 +258,11 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
       series: compactSeries ?? (quick ? 10_000 : 100_000),
       samples: compactSamples ?? SAMPLES_PER_2H_BLOCK,
       verifySamples: compactVerify,
+    },
+    sim: {
+      scenarios: simScenarios ?? SIM_BENCH_SCENARIOS,
+      runs: simRuns ?? (quick ? 1 : 3),
+      warmup: !quick,
     },
   };
 }
@@ -331,6 +358,14 @@ export async function runBenchCommand(argv: readonly string[], io: BenchIO): Pro
       if (!c.ok) io.stderr(`compaction: CHECK FAILED: ${c.name}: ${c.detail}\n`);
     }
     failed ||= compactionFailed(result);
+  }
+  if (opts.only.has('sim')) {
+    const results = await runSimBench({ ...opts.sim, progress: (line) => io.stderr(`${line}\n`) });
+    io.stdout(simTable(results, opts.sim));
+    for (const r of results) {
+      for (const p of r.problems) io.stderr(`sim: ${r.scenario}: ${p}\n`);
+    }
+    failed ||= simBenchFailed(results);
   }
   return failed ? 1 : 0;
 }

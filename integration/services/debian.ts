@@ -51,4 +51,6 @@ export const REQUIRED_TOOLS: readonly DebianTool[] = [
   { binary: 'promtool', pkg: 'prometheus' },
   { binary: 'prometheus-node-exporter', pkg: 'prometheus-node-exporter' },
   { binary: 'etcd', pkg: 'etcd-server' },
+  // Renders `strata sim --html` pages headless in sim/scenario/html_report.test.ts.
+  { binary: 'chromium', pkg: 'chromium' },
 ];

@@ -1,6 +1,7 @@
 import { Incarnation, type SimKernel } from '../kernel/index.js';
 import {
   SimDisk,
+  SimHttpNetwork,
   createSimNodeEnv,
   type PowerLossOutcome,
   type SimNodeEnv,
@@ -56,8 +57,12 @@ export interface SimClusterDeps {
  */
 export class SimCluster {
   private readonly nodeMap = new Map<string, SimNode>();
+  /** The HTTP plane: every node's HTTP listener, over the services' network. */
+  readonly http: SimHttpNetwork;
 
-  constructor(private readonly deps: SimClusterDeps) {}
+  constructor(private readonly deps: SimClusterDeps) {
+    this.http = new SimHttpNetwork({ kernel: deps.services.kernel, network: deps.services.network });
+  }
 
   private get kernel(): SimKernel {
     return this.deps.services.kernel;
@@ -98,6 +103,7 @@ export class SimCluster {
       owner: incarnation,
       disk: node.disk,
       skewMs: () => node.skewMs,
+      http: this.http,
     });
     node.incarnation = incarnation;
     node.env = env;

@@ -1,4 +1,4 @@
-import type { Env } from '../../src/runtime/index.js';
+import type { SimNodeEnv } from '../runtime/index.js';
 
 /**
  * What a simulated node runs: one process (a Strata target, or a workload role). The cluster
@@ -12,4 +12,5 @@ export interface SimProcess {
   stop(): Promise<void>;
 }
 
-export type SimProcessFactory = (env: Env) => SimProcess;
+/** Builds a process from its incarnation's Env (a factory taking a plain `Env` fits too). */
+export type SimProcessFactory = (env: SimNodeEnv) => SimProcess;

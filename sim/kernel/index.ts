@@ -25,6 +25,12 @@ export {
 } from './nondeterminism_guard.js';
 export { TraceRecorder, type TraceEvent, type TraceEventSink } from './trace.js';
 export {
+  forkHostWorker,
+  hostCpuCount,
+  serveHostWorkerRequests,
+  type HostWorker,
+} from './host_workers.js';
+export {
   builtinScenarioDir,
   builtinScenarioPath,
   hostFileExists,

@@ -125,7 +125,6 @@ describe('nondeterministic globals inside the simulation', () => {
     ['Math.random', () => Math.random()],
     ['setTimeout', () => setTimeout(() => {}, 1)],
     ['setInterval', () => setInterval(() => {}, 1)],
-    ['setImmediate', () => setImmediate(() => {})],
     ['queueMicrotask', () => queueMicrotask(() => {})],
     ['process.nextTick', () => process.nextTick(() => {})],
     ['crypto.randomUUID', () => globalThis.crypto.randomUUID()],

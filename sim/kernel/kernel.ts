@@ -11,6 +11,12 @@ import { TraceRecorder, type TraceEventSink } from './trace.js';
 const realSetImmediate = globalThis.setImmediate;
 const wallClock = globalThis.performance;
 
+/**
+ * Events run per turn of the real event loop (see `runTurn`). Larger turns save little more;
+ * the bound keeps the loop responsive to outside work (IPC, test runners) between turns.
+ */
+const EVENTS_PER_TURN = 64;
+
 export interface SimKernelConfig {
   /** Virtual time at the start of the run, in milliseconds since the Unix epoch. */
   epochMs: number;
@@ -81,10 +87,10 @@ interface KernelEvent extends QueuedEvent {
 
 /**
  * The discrete-event kernel: one event queue, virtual time, and the loop that runs it. Time
- * never waits on the wall clock; it jumps to the next event. After each event the kernel
- * yields once to the real event loop, which runs every promise continuation the event caused
- * (Node drains the whole microtask queue before the next macrotask), so an `await` chain
- * finishes at the virtual instant it was triggered. While `run()` executes, the
+ * never waits on the wall clock; it jumps to the next event. Each event runs in its own
+ * macrotask, and Node drains the whole microtask queue after every macrotask, so every promise
+ * continuation an event caused (an `await` chain) finishes at the virtual instant it was
+ * triggered, before the next event starts. While `run()` executes, the
  * nondeterministic globals throw.
  */
 export class SimKernel {
@@ -207,57 +213,15 @@ export class SimKernel {
     let reason: StopReason;
     try {
       for (;;) {
-        if (opts.stopWhen?.() === true) {
-          reason = 'predicate';
-          break;
-        }
-        if (opts.maxEvents !== undefined && this.executed - executedBefore >= opts.maxEvents) {
-          reason = 'max_events';
-          break;
-        }
-        if (opts.idleUntil?.aborted === true) {
-          reason = 'stopped';
-          break;
-        }
-        const next = this.queue.peek();
-        if (next === undefined) {
-          if (opts.idleUntil !== undefined) {
-            await this.waitForWork(opts.idleUntil);
-            continue;
-          }
-          reason = 'idle';
-          break;
-        }
-        if (opts.until !== undefined && next.time > opts.until) {
-          reason = 'until';
-          break;
-        }
-        this.queue.pop();
-        if (next.cancelled) continue;
-        if (next.owner !== undefined && !next.owner.alive) {
-          this.dropped++;
+        const outcome = await this.runTurn(opts, executedBefore);
+        if (outcome === 'turn_over') continue;
+        if (outcome === 'wait') {
+          // Outside code may have scheduled work since the turn found the queue empty.
+          if (this.queue.size === 0) await this.waitForWork(opts.idleUntil as AbortSignal);
           continue;
         }
-        this.time = next.time;
-        this.executed++;
-        this.trace.record(
-          next.time,
-          next.owner?.node ?? '-',
-          next.owner?.number ?? 0,
-          next.kind,
-          next.detail,
-        );
-        try {
-          this.simulatedContext.run(this, next.fn);
-        } catch (err) {
-          const where = next.owner === undefined ? '' : ` on ${next.owner.toString()}`;
-          const message = err instanceof Error ? err.message : String(err);
-          throw new Error(
-            `simulation event ${next.kind}${where} at t=${next.time} threw: ${message}`,
-            { cause: err },
-          );
-        }
-        await new Promise<void>((resolve) => realSetImmediate(resolve));
+        reason = outcome;
+        break;
       }
       if (
         opts.until !== undefined &&
@@ -278,6 +242,90 @@ export class SimKernel {
       guard.restore();
       this.wakeIdle = undefined;
       this.running = false;
+    }
+  }
+
+  /**
+   * One turn of the real event loop: up to EVENTS_PER_TURN events, each in its own
+   * `setImmediate` callback, all queued at once. Node runs the immediates of one loop turn
+   * back to back and drains the whole microtask queue between two of them (and after the
+   * last), so every promise continuation an event causes still finishes before the next
+   * event starts, exactly as with one loop turn per event; what is saved is the poll phase
+   * (an `epoll_wait`) and the async-function resumption per event. The stop conditions are
+   * checked inside the callbacks, at those same quiet points. Resolves with the reason to
+   * stop, `wait` (idle, waiting for outside work) or `turn_over` (budget used, go on).
+   */
+  private runTurn(
+    opts: RunOptions,
+    executedBefore: number,
+  ): Promise<StopReason | 'wait' | 'turn_over'> {
+    return new Promise((resolve, reject) => {
+      let left = EVENTS_PER_TURN;
+      let settled = false;
+      const tick = (): void => {
+        if (settled) return;
+        let outcome: StopReason | 'wait' | 'ran';
+        try {
+          outcome = this.step(opts, executedBefore);
+        } catch (err) {
+          settled = true;
+          reject(err instanceof Error ? err : new Error(String(err)));
+          return;
+        }
+        if (outcome !== 'ran') {
+          settled = true;
+          resolve(outcome);
+        } else if (--left === 0) {
+          // The continuation only queues the next turn's immediates, so it may run among
+          // this event's continuations without running anything simulated itself.
+          settled = true;
+          resolve('turn_over');
+        }
+      };
+      for (let i = 0; i < EVENTS_PER_TURN; i++) realSetImmediate(tick);
+    });
+  }
+
+  /**
+   * Checks the stop conditions and runs the next due event, if any. Called only at quiet
+   * points, when no continuation of an earlier event is pending. Rethrows an event's
+   * synchronous failure naming the event.
+   */
+  private step(opts: RunOptions, executedBefore: number): StopReason | 'wait' | 'ran' {
+    for (;;) {
+      if (opts.stopWhen?.() === true) return 'predicate';
+      if (opts.maxEvents !== undefined && this.executed - executedBefore >= opts.maxEvents)
+        return 'max_events';
+      if (opts.idleUntil?.aborted === true) return 'stopped';
+      const next = this.queue.peek();
+      if (next === undefined) return opts.idleUntil !== undefined ? 'wait' : 'idle';
+      if (opts.until !== undefined && next.time > opts.until) return 'until';
+      this.queue.pop();
+      if (next.cancelled) continue;
+      if (next.owner !== undefined && !next.owner.alive) {
+        this.dropped++;
+        continue;
+      }
+      this.time = next.time;
+      this.executed++;
+      this.trace.record(
+        next.time,
+        next.owner?.node ?? '-',
+        next.owner?.number ?? 0,
+        next.kind,
+        next.detail,
+      );
+      try {
+        this.simulatedContext.run(this, next.fn);
+      } catch (err) {
+        const where = next.owner === undefined ? '' : ` on ${next.owner.toString()}`;
+        const message = err instanceof Error ? err.message : String(err);
+        throw new Error(
+          `simulation event ${next.kind}${where} at t=${next.time} threw: ${message}`,
+          { cause: err },
+        );
+      }
+      return 'ran';
     }
   }
 

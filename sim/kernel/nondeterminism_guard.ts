@@ -7,11 +7,19 @@ import { createRequire, syncBuiltinESMExports } from 'node:module';
  * slips through would make a seed unreplayable, so it fails loudly instead.
  *
  * What is guarded: `Date.now()`, `Date()`, `new Date()` without arguments, `Math.random`,
- * `setTimeout`, `setInterval`, `setImmediate`, `queueMicrotask`, `process.nextTick`,
+ * `setTimeout`, `setInterval`, `queueMicrotask`, `process.nextTick`,
  * `globalThis.crypto.randomUUID/getRandomValues`, and the randomness and timer exports of
  * `node:crypto`, `node:timers` and `node:timers/promises` (patched on the CommonJS export
  * objects, then mirrored into the ESM namespaces with `syncBuiltinESMExports`, so even
  * `import { randomBytes } from 'node:crypto'` sees the guard).
+ *
+ * `setImmediate` (global and `node:timers`) is virtualised instead: called from simulated
+ * code it runs its callback as a microtask, at the same virtual instant, before the kernel's
+ * next event. Express's router defers with it on every error and 404 (`setImmediate(done,
+ * err)`), so the simulated HTTP plane cannot avoid it; deferring to the end of the current
+ * step is what an immediate means when no real IO can come first, and it observes nothing of
+ * the real world. The real `setImmediate` would run it after the kernel's next event, at the
+ * wrong virtual time. Component code still may not use it (the lint rule).
  *
  * "Called from simulated code" is decided by `isSimulatedCode`, which the kernel answers from
  * an AsyncLocalStorage context entered for every event: the event callback and every promise
@@ -90,13 +98,17 @@ export function installGlobalsGuard(isSimulatedCode: () => boolean): GlobalsGuar
     patchWith(target, key, guarded(what, original, isSimulatedCode));
   };
 
+  // Before anything is patched: they defer through the real queueMicrotask.
+  const immediates = virtualImmediates(isSimulatedCode);
   try {
     // Math.random first: isGuardInstalled() looks at it.
     patch(Math, 'random', 'Math.random');
     patchWith(globalThis, 'Date', guardedDate(Date, isSimulatedCode));
-    for (const name of ['setTimeout', 'setInterval', 'setImmediate', 'queueMicrotask'])
+    for (const name of ['setTimeout', 'setInterval', 'queueMicrotask'])
       patch(globalThis, name, name);
     patch(process, 'nextTick', 'process.nextTick');
+    patchWith(globalThis, 'setImmediate', immediates.setImmediate);
+    patchWith(globalThis, 'clearImmediate', immediates.clearImmediate);
 
     const webCrypto = globalThis.crypto as object | undefined;
     if (webCrypto !== undefined) {
@@ -118,8 +130,9 @@ export function installGlobalsGuard(isSimulatedCode: () => boolean): GlobalsGuar
       if (typeof nodeCrypto[name] === 'function') patch(nodeCrypto, name, `crypto.${name}`);
     }
     const timers = requireBuiltin('node:timers') as Record<string, unknown>;
-    for (const name of ['setTimeout', 'setInterval', 'setImmediate'])
-      patch(timers, name, `timers.${name}`);
+    for (const name of ['setTimeout', 'setInterval']) patch(timers, name, `timers.${name}`);
+    patchWith(timers, 'setImmediate', immediates.setImmediate);
+    patchWith(timers, 'clearImmediate', immediates.clearImmediate);
     const timersPromises = requireBuiltin('node:timers/promises') as Record<string, unknown>;
     for (const name of ['setTimeout', 'setInterval', 'setImmediate'])
       patch(timersPromises, name, `timers/promises.${name}`);
@@ -145,6 +158,63 @@ function restoreAll(saved: readonly SavedProperty[]): void {
     else Object.defineProperty(target, key, own);
   }
   syncBuiltinESMExports();
+}
+
+/** Marks the handles of virtual immediates, so `clearImmediate` knows them from real ones. */
+const VIRTUAL_IMMEDIATE = Symbol('strata.sim.virtual-immediate');
+
+interface VirtualImmediate {
+  readonly [VIRTUAL_IMMEDIATE]: true;
+  cancelled: boolean;
+  hasRef(): boolean;
+  ref(): VirtualImmediate;
+  unref(): VirtualImmediate;
+}
+
+/**
+ * `setImmediate`/`clearImmediate` that, for simulated code, defer the callback to a microtask
+ * (see the module comment) and, for everyone else, are the real functions. An error thrown by
+ * the callback becomes a rejected promise, which the kernel reports as an uncaught error.
+ */
+function virtualImmediates(isSimulatedCode: () => boolean): {
+  setImmediate: AnyFunction;
+  clearImmediate: AnyFunction;
+} {
+  const realSet = globalThis.setImmediate as unknown as AnyFunction;
+  const realClear = globalThis.clearImmediate as unknown as AnyFunction;
+  const realMicrotask = globalThis.queueMicrotask;
+  const setImmediateFn = function (this: unknown, ...args: unknown[]): unknown {
+    if (!isSimulatedCode()) return realSet.apply(this, args);
+    const [callback, ...rest] = args;
+    if (typeof callback !== 'function')
+      throw new TypeError('setImmediate: the callback must be a function');
+    const handle: VirtualImmediate = {
+      [VIRTUAL_IMMEDIATE]: true,
+      cancelled: false,
+      hasRef: () => true,
+      ref: () => handle,
+      unref: () => handle,
+    };
+    realMicrotask(() => {
+      if (handle.cancelled) return;
+      try {
+        (callback as (...a: unknown[]) => unknown)(...rest);
+      } catch (err) {
+        void Promise.reject(err instanceof Error ? err : new Error(String(err)));
+      }
+    });
+    return handle;
+  };
+  Object.defineProperty(setImmediateFn, GUARD_MARK, { value: true });
+  const clearImmediateFn = function (this: unknown, ...args: unknown[]): unknown {
+    const handle = args[0] as Partial<VirtualImmediate> | undefined;
+    if (handle !== null && typeof handle === 'object' && handle[VIRTUAL_IMMEDIATE] === true) {
+      handle.cancelled = true;
+      return undefined;
+    }
+    return realClear.apply(this, args);
+  };
+  return { setImmediate: setImmediateFn, clearImmediate: clearImmediateFn };
 }
 
 /**

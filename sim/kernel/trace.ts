@@ -1,5 +1,8 @@
 import { createHash, type Hash } from 'node:crypto';
 
+/** Characters of trace lines gathered before they are fed to the hash. */
+const HASH_CHUNK_CHARS = 64 * 1024;
+
 /**
  * One executed event, exactly the fields the trace hash covers plus its 1-based position.
  * Two runs with equal hashes therefore produce equal event logs (`strata sim --trace`).
@@ -27,6 +30,8 @@ export class TraceRecorder {
   private readonly tail: string[] = [];
   private tailStart = 0;
   private recorded = 0;
+  /** Lines not yet fed to the hash. */
+  private pending = '';
 
   constructor(
     private readonly tailSize = 200,
@@ -36,8 +41,10 @@ export class TraceRecorder {
 
   record(time: number, node: string, incarnation: number, kind: string, detail: string): void {
     const line = `${time} ${node} ${incarnation} ${kind} ${detail}`;
-    this.hash.update(line);
-    this.hash.update('\n');
+    // SHA-256 digests a stream: feeding it in large chunks gives the same hash as feeding it
+    // line by line, for a fraction of the calls into the native hash.
+    this.pending += line + '\n';
+    if (this.pending.length >= HASH_CHUNK_CHARS) this.flush();
     this.recorded++;
     if (this.sink !== undefined)
       this.sink({ seq: this.recorded, time, node, incarnation, kind, detail });
@@ -51,7 +58,14 @@ export class TraceRecorder {
 
   /** The hex digest of everything recorded so far (recording may continue afterwards). */
   currentHash(): string {
+    this.flush();
     return this.hash.copy().digest('hex');
+  }
+
+  private flush(): void {
+    if (this.pending.length === 0) return;
+    this.hash.update(this.pending);
+    this.pending = '';
   }
 
   /** Up to the last `tailSize` trace lines, oldest first. */

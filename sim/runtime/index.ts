@@ -57,3 +57,17 @@ export {
   type SimRuntimeConfig,
 } from './sim_services.js';
 export { DEFAULT_CALL_TIMEOUT_MS, SimTransport, type SimTransportDeps } from './sim_transport.js';
+export {
+  DEFAULT_HTTP_TIMEOUT_MS,
+  SIM_HTTP_PORT,
+  SimHttp,
+  SimHttpError,
+  SimHttpNetwork,
+  type SimHttpFailure,
+  type SimHttpHandler,
+  type SimHttpListener,
+  type SimHttpNetworkDeps,
+  type SimHttpRequest,
+  type SimHttpRequestOptions,
+  type SimHttpResponse,
+} from './sim_http.js';

@@ -30,18 +30,23 @@ import {
   type SimServices,
 } from './sim_services.js';
 import { SimTransport } from './sim_transport.js';
+import type { SimHttp, SimHttpNetwork } from './sim_http.js';
 
 export interface SimNodeEnvOptions {
   owner: Incarnation;
   disk: SimDisk;
   /** This node's clock skew, read on every `now()` (a fault may change it). */
   skewMs: () => number;
+  /** The cluster's HTTP plane: the process listens and calls HTTP through it. */
+  http: SimHttpNetwork;
 }
 
 export interface SimNodeEnv extends Env {
   readonly transport: SimTransport;
   readonly fs: SimFileSystem;
   readonly metrics: MetricsRegistry;
+  /** HTTP over the simulated network: a listener at the node's name and a client. */
+  readonly http: SimHttp;
 }
 
 /**
@@ -90,6 +95,7 @@ export function createSimNodeEnv(services: SimServices, opts: SimNodeEnvOptions)
       { kernel, owner, disk: opts.disk, random: root.stream('disk') },
     ),
     transport: new SimTransport({ kernel, network: services.network, owner }),
+    http: opts.http.forProcess(owner),
     buckets: {
       open(spec: BucketSpec): Bucket {
         return new SimBucket(

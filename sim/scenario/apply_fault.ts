@@ -19,6 +19,7 @@ export function applyFault(action: FaultAction, cluster: SimCluster, services: S
       network.heal();
       services.health.healAll();
       services.throttleObjectStores(undefined);
+      network.setConfig(services.config.network);
       return;
     case 'crash':
       cluster.crash(action.node);
@@ -55,6 +56,12 @@ export function applyFault(action: FaultAction, cluster: SimCluster, services: S
       return;
     case 'objstore_throttle':
       services.throttleObjectStores(action.limit);
+      return;
+    case 'message_loss':
+      network.setConfig({
+        ...services.config.network,
+        loss: action.rate ?? services.config.network.loss,
+      });
       return;
     case 'crash_mid_block_upload':
       armCrashMidBlockUpload(action.nodes, action.nth, cluster, services);

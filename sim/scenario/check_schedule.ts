@@ -66,6 +66,7 @@ export function checkSchedule(entries: readonly ScheduleEntry[], ctx: ScheduleCo
       case 'service_down':
       case 'objstore_errors':
       case 'objstore_throttle':
+      case 'message_loss':
         disturbed = true;
         break;
       case 'heal':

@@ -51,6 +51,7 @@ function faultsLeftActive(faults: readonly ScheduledFault[]): string[] {
   let multiplier = 1;
   let errorBurst: string | undefined;
   let throttle: string | undefined;
+  let loss: string | undefined;
   for (const { action: a } of faults) {
     switch (a.kind) {
       case 'partition':
@@ -66,6 +67,10 @@ function faultsLeftActive(faults: readonly ScheduledFault[]): string[] {
         multiplier = 1;
         errorBurst = undefined;
         throttle = undefined;
+        loss = undefined;
+        break;
+      case 'message_loss':
+        loss = a.rate === undefined ? undefined : describeFaultAction(a);
         break;
       case 'objstore_errors':
         errorBurst = a.rate > 0 ? describeFaultAction(a) : undefined;
@@ -104,6 +109,7 @@ function faultsLeftActive(faults: readonly ScheduledFault[]): string[] {
     ...(multiplier === 1 ? [] : [`latency x${multiplier}`]),
     ...(errorBurst === undefined ? [] : [errorBurst]),
     ...(throttle === undefined ? [] : [throttle]),
+    ...(loss === undefined ? [] : [loss]),
   ];
 }
 
@@ -269,6 +275,10 @@ export function describeFaultAction(a: FaultAction): string {
       return a.limit === undefined
         ? 'object store throttling back to normal'
         : `object store throttled to ${a.limit.opsPerSecond} ops/s burst ${a.limit.burst}`;
+    case 'message_loss':
+      return a.rate === undefined
+        ? 'message loss back to the configured rate'
+        : `message loss ${+(a.rate * 100).toFixed(3)}%`;
     case 'crash_mid_block_upload':
       return `crash whichever of ${a.nodes.join(', ')} makes the ${ordinal(a.nth)} block upload from now on, in its middle (after the index, before meta.json)`;
   }

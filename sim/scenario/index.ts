@@ -11,7 +11,16 @@ export {
   resolveFaultPlan,
   type FaultPlan,
 } from './fault_plan.js';
+export {
+  firstFailure,
+  formatFirstFailure,
+  type FailureWindowInput,
+  type FirstFailure,
+  type WindowEvent,
+} from './failure_window.js';
+export { faultTimeline } from './fault_timeline.js';
 export { formatPlan } from './format_plan.js';
+export { renderHtmlReport, writeHtmlReport } from './html_report.js';
 export { loadScenario } from './load_scenario.js';
 export { BUILTIN_CHECKS, DEFAULT_EPOCH_MS, parseScenario } from './parse_scenario.js';
 export { reportJsonLine, type SimReport, type SimRunDetails } from './report.js';

@@ -40,6 +40,7 @@ const SCHEDULE_ACTIONS = [
   'objstore_errors',
   'objstore_throttle',
   'crash_mid_block_upload',
+  'message_loss',
 ] as const;
 
 export function parseSchedule(
@@ -160,6 +161,9 @@ function parseAction(
         nth: readNumber(o.nth, `${where}.nth`, 1, { min: 1, integer: true }),
       };
     }
+    case 'message_loss':
+      // A probability per message from now on; `off` goes back to the configured network.loss.
+      return v === 'off' ? { kind } : { kind, rate: readProbability(v, where, 0) };
     case 'objstore_throttle': {
       if (v === 'off') return { kind };
       const o = readObject(v, where, ['ops_per_second', 'burst']);

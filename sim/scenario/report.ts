@@ -1,4 +1,5 @@
-import type { CheckResult } from '../workloads/index.js';
+import type { CheckResult, RunEvent } from '../workloads/index.js';
+import type { FirstFailure } from './failure_window.js';
 
 /** The machine-readable result of one run (printed as the last line by `strata sim`). */
 export interface SimReport {
@@ -11,9 +12,13 @@ export interface SimReport {
   virtual_ms: number;
   wall_ms: number;
   virtual_wall_ratio: number;
+  /** Kernel events executed per wall-clock second (the simulator's throughput). */
+  events_per_s: number;
   trace_hash: string;
   checks: CheckResult[];
   passed: boolean;
+  /** On failure: the first violated check and the window of events that shows it. */
+  first_failure?: FirstFailure;
   /** The command that replays this run exactly. */
   replay: string;
   /** Everything else a human wants after a run; not part of the JSON line. */
@@ -22,6 +27,13 @@ export interface SimReport {
 
 export interface SimRunDetails {
   plan: string[];
+  /** The scenario's nodes and the role each runs, in topology order (the HTML report's lanes). */
+  nodes: { name: string; role: string }[];
+  /** Absolute virtual times of the run's start (the scenario epoch) and end. */
+  epochMs: number;
+  endMs: number;
+  /** The schedule's faults and what the workload saw happen, in time order (absolute times). */
+  timeline: RunEvent[];
   /** The workload's one-line summary (e.g. messages sent and acked). */
   summary: string;
   eventsDropped: number;
@@ -43,9 +55,11 @@ export function reportJsonLine(r: SimReport): string {
     virtual_ms: r.virtual_ms,
     wall_ms: r.wall_ms,
     virtual_wall_ratio: r.virtual_wall_ratio,
+    events_per_s: r.events_per_s,
     trace_hash: r.trace_hash,
     checks: r.checks.map((c) => ({ name: c.name, verdict: c.verdict, detail: c.detail })),
     passed: r.passed,
+    ...(r.first_failure === undefined ? {} : { first_failure: r.first_failure }),
     replay: r.replay,
   });
 }

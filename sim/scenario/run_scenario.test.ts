@@ -71,6 +71,8 @@ describe('pingpong scenario', () => {
     expect(r.node_version).toBe(process.version);
     expect(r.virtual_ms).toBe(90_000);
     expect(r.virtual_wall_ratio).toBeGreaterThan(0);
+    expect(r.events_per_s).toBeGreaterThan(0);
+    expect(r.events_per_s).toBeCloseTo((r.events * 1000) / r.wall_ms, -1);
     expect(r.details.plan[0]).toMatch(/^scenario pingpong/);
   });
 });

@@ -18,6 +18,8 @@ import {
 } from '../workloads/index.js';
 import { applyFault } from './apply_fault.js';
 import { describeFaultAction, resolveFaultPlan, type FaultPlan } from './fault_plan.js';
+import { firstFailure } from './failure_window.js';
+import { faultTimeline } from './fault_timeline.js';
 import { formatPlan } from './format_plan.js';
 import type { SimReport } from './report.js';
 import type { FaultAction, Scenario } from './scenario_types.js';
@@ -124,6 +126,8 @@ export async function runScenario(
   }
 
   const checks = scenario.checks.map((spec) => judge(spec, run, kernel.errors, fatal));
+  const faults = faultTimeline(plan, scenario.epochMs, endMs);
+  const failure = firstFailure({ checks, faults, epochMs: scenario.epochMs, endMs });
   const passed = checks.every((c) => c.verdict === 'pass');
   const virtualMs = kernel.now() - scenario.epochMs;
   const wallMs = Math.round(kernel.wallMs * 10) / 10;
@@ -138,12 +142,21 @@ export async function runScenario(
     virtual_ms: virtualMs,
     wall_ms: wallMs,
     virtual_wall_ratio: Math.round((virtualMs / Math.max(wallMs, 0.1)) * 10) / 10,
+    events_per_s: Math.round((kernel.eventsExecuted * 1000) / Math.max(wallMs, 0.1)),
     trace_hash: kernel.traceHash(),
     checks,
     passed,
+    ...(failure === undefined ? {} : { first_failure: failure }),
     replay: `strata sim ${scenario.source} --seed ${seed}${replayDuration}`,
     details: {
       plan: formatPlan(scenario, seed, durationMs, plan),
+      nodes: scenario.nodes.map((n) => ({ name: n.name, role: n.run })),
+      epochMs: scenario.epochMs,
+      endMs,
+      timeline: [...faults, ...(run.timeline?.() ?? [])]
+        .map((e, i) => ({ e, i }))
+        .sort((a, b) => a.e.at - b.e.at || a.i - b.i)
+        .map(({ e }) => e),
       summary: run.summary(),
       eventsDropped: kernel.eventsDropped,
       network: { ...services.network.stats },
@@ -237,5 +250,16 @@ function simulationErrorsCheck(
       detail: 'no uncaught errors in simulated code',
     };
   const more = errors.length > 5 ? `; … ${errors.length} errors in all` : '';
-  return { name: 'no_simulation_errors', verdict: 'fail', detail: lines.join('; ') + more };
+  // Each error is its own evidence: thrown at a known time, in a context naming the node.
+  const violations = errors.map((e) => ({
+    message: `${e.context}: ${e.message}`,
+    observedAt: e.time,
+    events: [{ at: e.time, node: '-', kind: 'error', detail: `${e.context}: ${e.message}` }],
+  }));
+  return {
+    name: 'no_simulation_errors',
+    verdict: 'fail',
+    detail: lines.join('; ') + more,
+    ...(fatal === undefined ? { violations } : {}),
+  };
 }

@@ -27,6 +27,11 @@ export type FaultAction =
   /** Object stores throttle at `limit`; without it, back to the configured rate (and on heal). */
   | { kind: 'objstore_throttle'; limit?: ThrottleLimit }
   /**
+   * Every network message is lost with probability `rate` from now on; without it, back to the
+   * configured `network.loss` (and on heal).
+   */
+  | { kind: 'message_loss'; rate?: number }
+  /**
    * Arms a crash in the middle of the `nth` block upload from now on by any of `nodes`: the
    * uploader crashes right after the store applied the block's `index` (its chunks are in,
    * its meta.json is not), so the block is left partial. Disarmed when it fires.

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ScenarioError } from '../fields/index.js';
 import { loadScenario } from './load_scenario.js';
 import { parseScenario } from './parse_scenario.js';
+import { planScenario, runScenario } from './run_scenario.js';
 
 // Line numbers below count from the first line of the text (line 1: `name: tiny`).
 const BASE = `name: tiny
@@ -195,5 +196,39 @@ describe('scenario validation: positions', () => {
       const s = await loadScenario(f.replace(/\.yaml$/, ''));
       expect(s.name, f).not.toBe('');
     }
+  });
+});
+
+describe('message_loss schedule entries', () => {
+  const withLoss = (entries: string): string => `${BASE}schedule:\n${entries}`;
+
+  it('set a loss rate, go back to the configured one with off, and warn when left on', async () => {
+    // Pingpong sends its five messages in the first seconds.
+    const on = '  - { at: 0s, message_loss: 0.5 }\n';
+    const s = parseScenario(withLoss(`${on}  - { at: 30s, message_loss: off }\n`), 'tiny');
+    expect(s.schedule.map((f) => f.action)).toEqual([
+      { kind: 'message_loss', rate: 0.5 },
+      { kind: 'message_loss' },
+    ]);
+    const { plan, lines } = planScenario(s, 1);
+    expect(lines.join('\n')).toContain('message loss 50%');
+    expect(plan.activeAtEnd).toEqual([]);
+    expect(planScenario(parseScenario(withLoss(on), 'tiny'), 1).plan.activeAtEnd).toEqual([
+      'message loss 50%',
+    ]);
+    // The loss really drops messages, and only while it is on.
+    const lossy = await runScenario(s, 1, { commit: () => 'test' });
+    const clean = await runScenario(parseScenario(BASE, 'tiny'), 1, { commit: () => 'test' });
+    expect(lossy.details.network.lost).toBeGreaterThan(0);
+    expect(clean.details.network.lost).toBe(0);
+  });
+
+  it('rejects a rate outside [0, 1], naming the line and the value', () => {
+    expectRejected(
+      withLoss('  - { at: 5s, message_loss: 2 }\n'),
+      9,
+      'schedule[0].message_loss',
+      '2',
+    );
   });
 });

@@ -38,6 +38,7 @@ describe('strata sim', () => {
       'virtual_ms',
       'wall_ms',
       'virtual_wall_ratio',
+      'events_per_s',
       'trace_hash',
       'checks',
       'passed',

@@ -1,6 +1,9 @@
 import type { FileSystem } from '../../src/runtime/index.js';
 import { ScenarioError, formatDuration, parseDuration } from '../fields/index.js';
 import { listBuiltinScenarios } from '../kernel/index.js';
+import { loadSwarmProfileScenario, runSwarmCommand, withSwarmProfile } from '../swarm/index.js';
+import { formatFirstFailure } from './failure_window.js';
+import { writeHtmlReport } from './html_report.js';
 import { loadScenario } from './load_scenario.js';
 import { reportJsonLine } from './report.js';
 import { runScenario, type RunScenarioOptions } from './run_scenario.js';
@@ -19,7 +22,8 @@ export interface SimCommandDeps {
   fs?: FileSystem;
 }
 
-const USAGE = `Usage: strata sim <scenario-file-or-builtin-name> [--seed N] [--duration D] [--trace FILE] [--quiet]
+const USAGE = `Usage: strata sim <scenario-file-or-builtin-name> [--seed N] [--duration D] [--trace FILE] [--html FILE] [--quiet]
+       strata sim --swarm N [--scenario-family F] [--jobs J] [--seed FIRST]
        strata sim diff <A.jsonl> <B.jsonl>
 
 Runs a deterministic simulation scenario and judges its checks. Prints the resolved plan,
@@ -31,7 +35,17 @@ usage errors.
   --duration D    run for D of virtual time instead of the scenario's duration (e.g. 90s)
   --trace FILE    write every executed event to FILE as JSON Lines (compare runs with
                   'strata sim diff A.jsonl B.jsonl')
+  --html FILE     write a self-contained HTML page of the run to FILE: a timeline per
+                  node (faults, pushes, blocks) with the checks' verdicts, a failing
+                  check's violations highlighted
   --quiet         print only the JSON report line
+  --swarm N       run N seeds (FIRST, FIRST+1, …; default 1), each with a fault mix drawn
+                  from its seed within a family's bounds, in worker processes; prints a
+                  line per failed run with its replay command, then a summary
+  --scenario-family F   swarm one family only (default: cycle through all)
+  --jobs J        swarm worker processes (default: the number of cores; 0: in process)
+  --swarm-profile P     run the scenario with the fault mix of swarm profile P
+                  (<family>:<seed>, as printed by a swarm's replay command)
 `;
 
 interface SimArgs {
@@ -39,7 +53,9 @@ interface SimArgs {
   seed: number | undefined;
   durationMs: number | undefined;
   trace: string | undefined;
+  html?: string;
   quiet: boolean;
+  swarm: { runs?: number; family?: string; jobs?: number; profile?: string };
 }
 
 class UsageError extends Error {}
@@ -49,7 +65,9 @@ function parseArgs(argv: readonly string[]): SimArgs | 'help' {
   let seed: number | undefined;
   let durationMs: number | undefined;
   let trace: string | undefined;
+  let html: string | undefined;
   let quiet = false;
+  const swarm: SimArgs['swarm'] = {};
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     const eq = arg.indexOf('=');
@@ -93,10 +111,29 @@ function parseArgs(argv: readonly string[]): SimArgs | 'help' {
         trace = v;
         break;
       }
+      case '--html':
+      case '-html': {
+        const v = value();
+        if (v === '') throw new UsageError('--html needs a file name');
+        html = v;
+        break;
+      }
       case '--quiet':
       case '-quiet':
         if (inline !== undefined) throw new UsageError('--quiet takes no value');
         quiet = true;
+        break;
+      case '--swarm':
+        swarm.runs = count(name, value(), 1);
+        break;
+      case '--jobs':
+        swarm.jobs = count(name, value(), 0);
+        break;
+      case '--scenario-family':
+        swarm.family = value();
+        break;
+      case '--swarm-profile':
+        swarm.profile = value();
         break;
       default:
         if (arg.startsWith('-')) throw new UsageError(`unknown flag ${JSON.stringify(arg)}`);
@@ -107,9 +144,28 @@ function parseArgs(argv: readonly string[]): SimArgs | 'help' {
         scenario = arg;
     }
   }
+  if (swarm.runs !== undefined && html !== undefined)
+    throw new UsageError('--html goes with a single run (replay a failed seed with it)');
+  if (swarm.runs !== undefined) {
+    if (scenario !== undefined || durationMs !== undefined || trace !== undefined)
+      throw new UsageError(
+        '--swarm takes no scenario, --duration or --trace (use --scenario-family)',
+      );
+    return { scenario: '', seed, durationMs, trace, quiet, swarm };
+  }
+  if (swarm.family !== undefined || swarm.jobs !== undefined)
+    throw new UsageError('--scenario-family and --jobs go with --swarm N');
   if (scenario === undefined)
     throw new UsageError('missing scenario: give a scenario file or a built-in name');
-  return { scenario, seed, durationMs, trace, quiet };
+  const out: SimArgs = { scenario, seed, durationMs, trace, quiet, swarm };
+  if (html !== undefined) out.html = html;
+  return out;
+}
+
+function count(flag: string, v: string, min: number): number {
+  if (!/^\d+$/.test(v) || !Number.isSafeInteger(Number(v)) || Number(v) < min)
+    throw new UsageError(`invalid ${flag} ${JSON.stringify(v)}: need an integer >= ${min}`);
+  return Number(v);
 }
 
 /** `strata sim …`: returns the exit code (0 all checks pass, 1 a check failed, 2 usage error). */
@@ -130,13 +186,32 @@ export async function runSimCommand(
     io.stdout(USAGE + builtinsLine());
     return 0;
   }
+  if (args.swarm.runs !== undefined) {
+    const { runs, family, jobs } = args.swarm;
+    return runSwarmCommand(
+      {
+        runs,
+        firstSeed: args.seed ?? 1,
+        ...(family === undefined ? {} : { family }),
+        ...(jobs === undefined ? {} : { jobs }),
+      },
+      io,
+    );
+  }
   if (args.trace !== undefined && deps.fs === undefined) {
     io.stderr('strata sim: --trace needs a file system to write to\n');
     return 2;
   }
+  if (args.html !== undefined && deps.fs === undefined) {
+    io.stderr('strata sim: --html needs a file system to write to\n');
+    return 2;
+  }
   let scenario;
   try {
-    scenario = await loadScenario(args.scenario);
+    scenario =
+      args.swarm.profile === undefined
+        ? await loadScenario(args.scenario)
+        : loadSwarmProfileScenario(args.scenario, args.swarm.profile);
   } catch (err) {
     if (err instanceof ScenarioError) {
       io.stderr(`strata sim: ${err.message}\n`);
@@ -158,6 +233,8 @@ export async function runSimCommand(
   const traceLog = args.trace === undefined ? undefined : new TraceLogCollector();
   if (traceLog !== undefined) opts.onTraceEvent = traceLog.record;
   const report = await runScenario(scenario, args.seed ?? scenario.seed, opts);
+  if (args.swarm.profile !== undefined)
+    report.replay = withSwarmProfile(report.replay, args.swarm.profile);
   if (traceLog !== undefined && args.trace !== undefined && deps.fs !== undefined) {
     try {
       await writeTraceLog(deps.fs, args.trace, traceLog);
@@ -167,16 +244,27 @@ export async function runSimCommand(
     }
     if (!quiet) io.stdout(`trace: ${traceLog.events} events written to ${args.trace}\n`);
   }
+  if (args.html !== undefined && deps.fs !== undefined) {
+    try {
+      await writeHtmlReport(report, deps.fs, args.html);
+    } catch (err) {
+      io.stderr(`strata sim: cannot write HTML report ${args.html}: ${(err as Error).message}\n`);
+      return 2;
+    }
+    if (!quiet) io.stdout(`html: report written to ${args.html}\n`);
+  }
   if (!quiet) {
     const out: string[] = [''];
     out.push(
-      `ran ${report.events} events, ${formatDuration(report.virtual_ms)} virtual in ${report.wall_ms}ms wall (x${report.virtual_wall_ratio}); ${report.details.summary}`,
+      `ran ${report.events} events, ${formatDuration(report.virtual_ms)} virtual in ${report.wall_ms}ms wall (x${report.virtual_wall_ratio}, ${report.events_per_s} events/s); ${report.details.summary}`,
     );
     for (const c of report.checks)
       out.push(`${c.verdict === 'pass' ? 'PASS' : 'FAIL'} ${c.name}: ${c.detail}`);
     if (!report.passed) {
       out.push('', 'last log lines:', ...report.details.logTail.slice(-60).map((l) => `  ${l}`));
       out.push('', 'last events:', ...report.details.traceTail.slice(-30).map((l) => `  ${l}`));
+      if (report.first_failure !== undefined)
+        out.push('', ...formatFirstFailure(report.first_failure, formatDuration));
       out.push('', `replay: ${report.replay}`);
     }
     io.stdout(out.map((l) => `${l}\n`).join(''));

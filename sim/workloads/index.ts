@@ -12,11 +12,15 @@ export type {
   CheckResult,
   CheckSpec,
   NodeLifecycleEvent,
+  RunEvent,
+  SampleRef,
   ScheduledFaultEvent,
+  Violation,
   WorkloadContext,
   WorkloadDefinition,
   WorkloadRun,
 } from './workload.js';
+export { Failures } from './violations.js';
 export { PINGPONG_BUGS, type PingPongBug, type PingPongConfig } from './pingpong/config.js';
 export { pingPongWorkload } from './pingpong/definition.js';
 export {

@@ -12,6 +12,50 @@ export interface CheckResult {
   name: string;
   verdict: 'pass' | 'fail';
   detail: string;
+  /**
+   * Evidence of each violation a failing check found (optional: a check that cannot say when
+   * or where leaves it out, and the report falls back to check order).
+   */
+  violations?: Violation[];
+}
+
+/**
+ * Something that happened in a run, as reports draw it: a fault, a push answered, a block cut
+ * or uploaded. `node` is the node (or service) it happened on, `-` for the whole cluster.
+ */
+export interface RunEvent {
+  /** Absolute virtual time. */
+  at: number;
+  node: string;
+  /** E.g. `crash`, `partition`, `push.acked`, `push.refused`, `block.cut`, `block.uploaded`. */
+  kind: string;
+  detail: string;
+  /** For events that last (a partition until its heal): when it ended (absolute). */
+  until?: number;
+}
+
+/** A sample a violation is about (tenant, series key, sample timestamp). */
+export interface SampleRef {
+  tenant: string;
+  series: string;
+  timestamp: number;
+}
+
+/** What a check knows about one violation: when it showed, and the data and events involved. */
+export interface Violation {
+  /** The failure as the check's detail states it. */
+  message: string;
+  /**
+   * When the violation became observable (absolute virtual time): the read that missed a
+   * sample, the answer that acknowledged a refused one, the deadline that passed. Undefined
+   * when the check judges the end state only.
+   */
+  observedAt?: number;
+  /** Events of the violated data (the push attempts that carried a lost sample, …), in time order. */
+  events: RunEvent[];
+  /** Nodes whose faults can explain it; undefined when any node's can (e.g. the ring decides). */
+  nodes?: readonly string[];
+  samples?: SampleRef[];
 }
 
 /** A node lifecycle event of the resolved fault schedule (explicit or random). */
@@ -64,6 +108,11 @@ export interface WorkloadRun {
   check(spec: CheckSpec): CheckResult;
   /** One line for the report, e.g. `sent 400, acked 400`. */
   summary(): string;
+  /**
+   * What the workload saw happen, for the HTML report's timeline (pushes answered, blocks cut
+   * and uploaded); faults come from the schedule. Called once, after the checks.
+   */
+  timeline?(): RunEvent[];
 }
 
 /**

@@ -129,6 +129,9 @@ export function querierService(ctx: StrataContext): Service {
       lookbackDeltaMs: q.lookback_delta,
       queryIngestersWithinMs: q.query_ingesters_within,
       queryStoreAfterMs: q.query_store_after,
+      ...(ctx.options.simCanaries?.skipReplicaDedupOnRead === true
+        ? { skipReplicaDedup: true }
+        : {}),
       blocks: {
         maxConsistencyAttempts: STORE_CONSISTENCY_ATTEMPTS,
         consistencyDelayMs: bs.consistency_delay,

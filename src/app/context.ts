@@ -32,6 +32,18 @@ export interface StrataOptions {
   readonly profiler?: Profiler;
   /** What `/api/v1/status/buildinfo` reports; a development build's when absent. */
   readonly buildInfo?: BuildInfo;
+  /** Deliberately broken behaviour for the simulator's mutation canaries; nothing else sets it. */
+  readonly simCanaries?: SimCanaryHooks;
+}
+
+/**
+ * The breakages of the simulator's mutation canaries (`sim/canaries/`) that cannot be built
+ * from outside a component. Only the simulator's harness passes these (through
+ * `Strata.create`'s options); no configuration key, flag or environment variable reaches them.
+ */
+export interface SimCanaryHooks {
+  /** The querier keeps every replica's copy of a sample instead of merging them. */
+  readonly skipReplicaDedupOnRead?: boolean;
 }
 
 /** The KV clients of the hash rings (and the HA tracker) this process uses, each under its prefix. */

@@ -15,6 +15,7 @@ export {
   type HttpListener,
   type ListenFn,
   type RingKVClients,
+  type SimCanaryHooks,
   type StrataOptions,
 } from './context.js';
 export {

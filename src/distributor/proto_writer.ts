@@ -45,6 +45,18 @@ export class ProtoWriter {
       this.varint32(v);
       return;
     }
+    // Millisecond timestamps land here on every sample: write safe non-negative integers
+    // with float arithmetic (exact below 2^53) instead of allocating BigInts.
+    if (v > 0 && v <= Number.MAX_SAFE_INTEGER && Number.isInteger(v)) {
+      this.ensure(10);
+      let x = v;
+      while (x >= 0x80) {
+        this.buf[this.pos++] = (x % 0x80) | 0x80;
+        x = Math.floor(x / 0x80);
+      }
+      this.buf[this.pos++] = x;
+      return;
+    }
     this.writeUnsigned64(BigInt.asUintN(64, BigInt(v)));
   }
 
@@ -77,9 +89,26 @@ export class ProtoWriter {
     this.ensure(s.length * 3 + 5);
     const lenPos = this.pos;
     this.pos += 1;
-    const { written } = utf8.encodeInto(s, this.buf.subarray(this.pos));
+    const written = this.asciiOrUtf8(s);
     this.pos += written;
     this.fixLength(lenPos, written);
+  }
+
+  /**
+   * Writes `s` at `pos` (room reserved by the caller) and returns its byte length. Label
+   * names and values are almost always ASCII: copying char codes avoids a subarray and an
+   * encoder call per string; anything else goes through the UTF-8 encoder from the start.
+   */
+  private asciiOrUtf8(s: string): number {
+    const buf = this.buf;
+    const start = this.pos;
+    const n = s.length;
+    for (let i = 0; i < n; i++) {
+      const c = s.charCodeAt(i);
+      if (c >= 0x80) return utf8.encodeInto(s, buf.subarray(start)).written;
+      buf[start + i] = c;
+    }
+    return n;
   }
 
   /** Writes `field` as a submessage whose body `body` writes. */

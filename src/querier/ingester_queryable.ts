@@ -27,6 +27,8 @@ export interface IngesterQueryableConfig {
   readonly queryIngestersWithinMs: number;
   /** Per-call timeout of ingester RPCs (the query timeout); 0 means none. */
   readonly timeoutMs: number;
+  /** The simulator's mutation canary `skip_read_dedup` only (`SimCanaryHooks`). */
+  readonly skipReplicaDedup?: boolean;
 }
 
 export interface IngesterQueryableDeps {
@@ -81,7 +83,7 @@ export class IngesterQueryable {
         this.deps.client.queryStream(inst.addr, tenant, req, this.callOptions(callSignal)),
       signal,
     );
-    return mergeSeriesSets(answers);
+    return mergeSeriesSets(answers, this.config.skipReplicaDedup === true);
   }
 
   /**

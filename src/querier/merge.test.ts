@@ -128,3 +128,29 @@ describe('SeriesSamplesIterator', () => {
     expect(it.atT()).toBe(10);
   });
 });
+
+describe('mergeSeriesSets keeping replicas (the simulator canary skip_read_dedup)', () => {
+  it('keeps every replica copy of a sample, grouped per series and in time order', () => {
+    const a = series(L('a', '1'), [
+      [1, 10],
+      [2, 20],
+    ]);
+    const b = series(L('a', '1'), [
+      [2, 20],
+      [3, 30],
+    ]);
+    const [merged] = mergeSeriesSets([[a], [b]], true);
+    expect(pairs(merged!)).toEqual([
+      [1, 10],
+      [2, 20],
+      [2, 20],
+      [3, 30],
+    ]);
+    // The default merge de-duplicates the same answers.
+    expect(pairs(mergeSeriesSets([[a], [b]])[0]!)).toEqual([
+      [1, 10],
+      [2, 20],
+      [3, 30],
+    ]);
+  });
+});

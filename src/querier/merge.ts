@@ -15,9 +15,14 @@ import {
 
 /**
  * Merges the answers of several ingesters (earlier answers win when two replicas disagree on
- * a value at the same timestamp, so callers pass them in a fixed order).
+ * a value at the same timestamp, so callers pass them in a fixed order). `keepReplicas` is
+ * the simulator's deliberately broken read (its mutation canary `skip_read_dedup`): every
+ * replica's copy of a sample is kept.
  */
-export function mergeSeriesSets(answers: readonly (readonly SeriesSamples[])[]): SeriesSamples[] {
+export function mergeSeriesSets(
+  answers: readonly (readonly SeriesSamples[])[],
+  keepReplicas = false,
+): SeriesSamples[] {
   const all: { series: SeriesSamples; source: number }[] = [];
   answers.forEach((list, source) => {
     for (const series of list) all.push({ series, source });
@@ -33,9 +38,22 @@ export function mergeSeriesSets(answers: readonly (readonly SeriesSamples[])[]):
       group.push((all[i] as (typeof all)[number]).series);
       i++;
     }
-    out.push(group.length === 1 ? first : mergeSamples(group));
+    out.push(
+      group.length === 1 ? first : keepReplicas ? concatSamples(group) : mergeSamples(group),
+    );
   }
   return out;
+}
+
+/** One series from several replicas without de-duplication: every copy, by timestamp. */
+function concatSamples(group: readonly SeriesSamples[]): SeriesSamples {
+  const points = group.flatMap((s) => [...s.timestamps].map((t, i) => [t, s.values[i] as number]));
+  points.sort((a, b) => (a[0] as number) - (b[0] as number));
+  return {
+    labels: (group[0] as SeriesSamples).labels,
+    timestamps: Float64Array.from(points, (p) => p[0] as number),
+    values: Float64Array.from(points, (p) => p[1] as number),
+  };
 }
 
 /** One series from several replicas: timestamps ascending, each timestamp once. */

@@ -44,6 +44,8 @@ export interface QuerierConfig {
   queryStoreAfterMs?: number;
   /** Settings of the blocks path; used when `deps.blocks` is given. */
   blocks?: QuerierBlocksConfig;
+  /** The simulator's mutation canary `skip_read_dedup` only (`SimCanaryHooks`); no flag sets it. */
+  skipReplicaDedup?: boolean;
 }
 
 export interface QuerierBlocksConfig {
@@ -117,6 +119,7 @@ export class Querier extends BasicService {
       {
         queryIngestersWithinMs: config.queryIngestersWithinMs,
         timeoutMs: config.timeoutMs,
+        ...(config.skipReplicaDedup === true ? { skipReplicaDedup: true } : {}),
       },
       {
         clock: deps.clock,

@@ -29,13 +29,16 @@ interface WireInstance {
   registered_timestamp: number;
 }
 
+/** Decoding without `stream` keeps no state between calls, so one decoder serves every call. */
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
+
 /** The JSON ring codec; stateless, one instance may be shared. */
 export const JSON_RING_CODEC: RingCodec = {
   decode(bytes) {
     if (bytes === undefined || bytes.length === 0) return emptyRingDesc();
     let raw: unknown;
     try {
-      raw = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+      raw = JSON.parse(STRICT_UTF8.decode(bytes));
     } catch (err) {
       throw new RingCodecError(`ring descriptor is not valid JSON: ${(err as Error).message}`);
     }

@@ -119,6 +119,28 @@ describe('Ring.get', () => {
     expect(read.maxErrors).toBe(1);
   });
 
+  it('a descriptor with the same tokens updates states and heartbeats; new tokens re-sort', () => {
+    // The second descriptor keeps every token (the table order is reused), so lookups must
+    // still see its new states and heartbeats, not the first descriptor's.
+    const { ring } = makeRing(layout());
+    expect(ids(ring.get(150, WRITE))).toEqual(['B', 'C', 'D']);
+    ring.setDesc(layout({ B: { state: 'LEAVING' } }));
+    expect(ids(ring.get(150, WRITE))).toEqual(['C', 'D', 'A']);
+    ring.setDesc(layout({ D: { timestamp: NOW_S - 61 } }));
+    expect(ids(ring.get(150, WRITE))).toEqual(['B', 'C']);
+    // D moves from 350 to 50, E joins: the next lookups follow the new tokens.
+    const moved = layout();
+    moved.ingesters['D'] = inst([50], { addr: 'd:9095' });
+    moved.ingesters['E'] = inst([250], { addr: 'e:9095' });
+    ring.setDesc(moved);
+    expect(ids(ring.get(10, WRITE))).toEqual(['D', 'A', 'B']);
+    expect(ids(ring.get(220, WRITE))).toEqual(['E', 'C', 'A']);
+    // A LEFT instance's tokens leave the table even though its tokens did not change.
+    moved.ingesters['E'] = inst([250], { addr: 'e:9095', state: 'LEFT' });
+    ring.setDesc({ ingesters: { ...moved.ingesters } });
+    expect(ids(ring.get(220, WRITE))).toEqual(['C', 'A', 'B']);
+  });
+
   it('READONLY refuses writes but serves reads', () => {
     const { ring } = makeRing(layout({ C: { state: 'READONLY' } }));
     expect(ids(ring.get(150, WRITE))).toEqual(['B', 'D', 'A']);

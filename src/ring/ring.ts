@@ -49,6 +49,25 @@ interface TableEntry extends TokenOwner {
   instance: RingInstance;
 }
 
+/** One token-owning instance as the token table sees it. */
+interface TokenLayout {
+  id: string;
+  zone: string;
+  tokens: readonly number[];
+}
+
+function sameLayout(a: readonly TokenLayout[], b: readonly TokenLayout[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i] as TokenLayout;
+    const y = b[i] as TokenLayout;
+    if (x.id !== y.id || x.zone !== y.zone || x.tokens.length !== y.tokens.length) return false;
+    if (x.tokens === y.tokens) continue;
+    for (let j = 0; j < x.tokens.length; j++) if (x.tokens[j] !== y.tokens[j]) return false;
+  }
+  return true;
+}
+
 /** A read view of a ring; what distributors, queriers and the status page depend on. */
 export interface ReadRing {
   /** The ring's name (`ingester`, `distributor`...). */
@@ -74,6 +93,8 @@ export class Ring extends BasicService implements ReadRing {
   /** Every instance of `current` with its ID, sorted by ID (rebuilt with the descriptor). */
   private all: RingInstance[] = [];
   private zones: string[] = [];
+  /** What `table` was built from: the non-LEFT instances' IDs, zones and tokens. */
+  private layout: TokenLayout[] = [];
   private readonly codec: RingCodec;
   private readonly decodeErrors: Counter;
 
@@ -137,21 +158,40 @@ export class Ring extends BasicService implements ReadRing {
 
   /** Replaces the descriptor (the watch calls this; tests may too). */
   setDesc(desc: RingDesc): void {
-    const table: TableEntry[] = [];
     const zones = new Set<string>();
     const all: RingInstance[] = [];
+    const layout: TokenLayout[] = [];
+    const byId = new Map<string, RingInstance>();
     for (const id of Object.keys(desc.ingesters).sort()) {
       const inst = desc.ingesters[id] as RingDesc['ingesters'][string];
       const instance: RingInstance = { ...inst, id };
       all.push(instance);
       if (inst.state === 'LEFT') continue;
       zones.add(inst.zone);
-      for (const token of inst.tokens)
-        table.push({ token, instanceId: id, zone: inst.zone, instance });
+      layout.push({ id, zone: inst.zone, tokens: inst.tokens });
+      byId.set(id, instance);
+    }
+    let table: TableEntry[];
+    if (sameLayout(layout, this.layout)) {
+      // Most updates are heartbeats: same owners and tokens, new timestamps. The sorted order
+      // of the last table still holds; only the descriptors it points to are new.
+      table = this.table.map((e) => ({
+        token: e.token,
+        instanceId: e.instanceId,
+        zone: e.zone,
+        instance: byId.get(e.instanceId) as RingInstance,
+      }));
+    } else {
+      table = [];
+      for (const { id, zone, tokens } of layout) {
+        const instance = byId.get(id) as RingInstance;
+        for (const token of tokens) table.push({ token, instanceId: id, zone, instance });
+      }
+      // Ties cannot happen in a consistent ring; ordering them by ID keeps lookups deterministic.
+      table.sort((a, b) => a.token - b.token || (a.instanceId < b.instanceId ? -1 : 1));
     }
     this.all = all;
-    // Ties cannot happen in a consistent ring; ordering them by ID keeps lookups deterministic.
-    table.sort((a, b) => a.token - b.token || (a.instanceId < b.instanceId ? -1 : 1));
+    this.layout = layout;
     this.current = desc;
     this.table = table;
     this.zones = [...zones].sort();

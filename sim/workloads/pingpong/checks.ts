@@ -1,5 +1,5 @@
 import { formatDuration } from '../../fields/index.js';
-import type { CheckResult } from '../workload.js';
+import type { CheckResult, RunEvent, Violation } from '../workload.js';
 import type { AckLedger } from './ledger.js';
 
 const decoder = new TextDecoder();
@@ -32,23 +32,53 @@ function result(name: string, failures: string | undefined, okDetail: string): C
     : { name, verdict: 'fail', detail: failures };
 }
 
-/** Every id the receiver acknowledged is in its durable log. */
+/** The sender's events of one id: its first send and its first ack, on the sender's lane. */
+export function messageEvents(ledger: AckLedger, id: number, sender: string): RunEvent[] {
+  const out: RunEvent[] = [];
+  const sentAt = ledger.sentIds.get(id);
+  const ackedAt = ledger.ackedIds.get(id);
+  if (sentAt !== undefined)
+    out.push({ at: sentAt, node: sender, kind: 'msg.sent', detail: `id ${id}` });
+  if (ackedAt !== undefined)
+    out.push({ at: ackedAt, node: sender, kind: 'msg.acked', detail: `id ${id}` });
+  return out;
+}
+
+/**
+ * Every id the receiver acknowledged is in its durable log. A missing id's evidence is its
+ * send and ack; the receiver's faults after them explain the loss (`nodes`).
+ */
 export function checkDurability(
   ledger: AckLedger,
   log: ParsedLog,
   where: string,
   epochMs: number,
+  nodes: { sender: string; receiver: string } = { sender: 'sender', receiver: 'receiver' },
 ): CheckResult {
   const present = new Set(log.entries);
   const missing = [...ledger.ackedIds].filter(([id]) => !present.has(String(id)));
-  return result(
-    'durability',
-    missing.length === 0
-      ? undefined
-      : `${missing.length} acknowledged id(s) missing from ${where}: ` +
-          listSome(missing.map(([id, at]) => `${id} (acked at +${formatDuration(at - epochMs)})`)),
-    `all ${ledger.ackedIds.size} acknowledged ids are durable in ${where}`,
+  const violations: Violation[] = missing.map(([id]) => ({
+    message: `acknowledged id ${id} is missing from ${where}`,
+    events: messageEvents(ledger, id, nodes.sender),
+    nodes: [nodes.receiver],
+  }));
+  return withViolations(
+    violations,
+    result(
+      'durability',
+      missing.length === 0
+        ? undefined
+        : `${missing.length} acknowledged id(s) missing from ${where}: ` +
+            listSome(
+              missing.map(([id, at]) => `${id} (acked at +${formatDuration(at - epochMs)})`),
+            ),
+      `all ${ledger.ackedIds.size} acknowledged ids are durable in ${where}`,
+    ),
   );
+}
+
+function withViolations(violations: Violation[], r: CheckResult): CheckResult {
+  return r.verdict === 'fail' && violations.length > 0 ? { ...r, violations } : r;
 }
 
 /** No id appears twice in the log. */
@@ -95,9 +125,11 @@ export function checkLiveness(
     endMs: number;
     epochMs: number;
     expectedMessages: number;
+    sender?: string;
   },
 ): CheckResult {
   const late: string[] = [];
+  const violations: Violation[] = [];
   let judged = 0;
   for (const [id, sentAt] of ledger.sentIds) {
     const deadline = Math.max(sentAt, opts.quietAtMs) + opts.withinMs;
@@ -107,6 +139,12 @@ export function checkLiveness(
     if (ackedAt === undefined) late.push(`${id} (never acked)`);
     else if (ackedAt > deadline)
       late.push(`${id} (acked ${formatDuration(ackedAt - deadline)} after its deadline)`);
+    if (ackedAt === undefined || ackedAt > deadline)
+      violations.push({
+        message: `id ${id} not acknowledged by its deadline`,
+        observedAt: deadline,
+        events: messageEvents(ledger, id, opts.sender ?? 'sender').filter((e) => e.at <= deadline),
+      });
   }
   const unsent = opts.expectedMessages - ledger.sentIds.size;
   const rel = (t: number): string => `+${formatDuration(t - opts.epochMs)}`;
@@ -115,6 +153,7 @@ export function checkLiveness(
       name: 'liveness',
       verdict: 'fail',
       detail: `${late.length} message(s) not acknowledged within ${formatDuration(opts.withinMs)} after faults healed at ${rel(opts.quietAtMs)}: ${listSome(late)}`,
+      violations,
     };
   }
   return {

@@ -2,6 +2,7 @@ import { ScenarioError, readDuration, readObject } from '../../fields/index.js';
 import type { WorkloadDefinition } from '../workload.js';
 import {
   checkDurability,
+  messageEvents,
   checkExactlyOnce,
   checkLiveness,
   checkNoPhantoms,
@@ -40,6 +41,7 @@ export const pingPongWorkload: WorkloadDefinition<PingPongConfig> = {
 
   start(config, ctx) {
     const receiver = ctx.nodesByRole.get('receiver')![0]!;
+    const sender = ctx.nodesByRole.get('sender')![0]!;
     const ledger = new AckLedger();
     const now = (): number => ctx.kernel.now();
     const where = `${receiver}:${config.logPath}`;
@@ -55,7 +57,7 @@ export const pingPongWorkload: WorkloadDefinition<PingPongConfig> = {
       check(spec) {
         switch (spec.name) {
           case 'durability':
-            return checkDurability(ledger, durableLog(), where, ctx.epochMs);
+            return checkDurability(ledger, durableLog(), where, ctx.epochMs, { sender, receiver });
           case 'exactly_once':
             return checkExactlyOnce(durableLog(), where);
           case 'no_phantoms':
@@ -72,11 +74,15 @@ export const pingPongWorkload: WorkloadDefinition<PingPongConfig> = {
               endMs: ctx.endMs,
               epochMs: ctx.epochMs,
               expectedMessages: config.messages,
+              sender,
             });
           }
           default:
             throw new Error(`pingpong has no check ${JSON.stringify(spec.name)}`);
         }
+      },
+      timeline() {
+        return [...ledger.sentIds.keys()].flatMap((id) => messageEvents(ledger, id, sender));
       },
       summary() {
         return `sent ${ledger.sentIds.size}/${config.messages} ids (${ledger.attempts} attempts), acked ${ledger.ackedIds.size} (${ledger.acks} acks)`;

@@ -53,7 +53,7 @@ export class BlockDiskLog {
 }
 
 /** A FileSystem that forwards every call; subclasses intercept some. */
-class ForwardingFileSystem implements FileSystem {
+export class ForwardingFileSystem implements FileSystem {
   constructor(protected readonly inner: FileSystem) {}
   open(path: string, mode: OpenMode): Promise<FileHandle> {
     return this.inner.open(path, mode);

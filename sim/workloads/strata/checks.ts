@@ -1,5 +1,6 @@
 import { formatDuration } from '../../fields/index.js';
-import type { CheckResult } from '../workload.js';
+import { Failures } from '../violations.js';
+import type { CheckResult, Violation } from '../workload.js';
 import { queryText, type QuerySpec } from './config.js';
 import {
   ackOf,
@@ -8,13 +9,13 @@ import {
   resolvedAt,
   sampleStatus,
   type LedgerSample,
+  type PushRecord,
   type WriteLedger,
 } from './ledger.js';
 import { diffVectors, evaluateQuery, type ModelSeries } from './model_query.js';
 import type { ReferenceModel } from './model.js';
+import { pushEvents, readEvent, sampleEvents, sampleRef } from './push_events.js';
 import type { FinalRead, ReadLog, ReadRound } from './read_log.js';
-
-const MAX_LISTED = 10;
 
 /** What every check needs to name times relative to the run. */
 export interface CheckContext {
@@ -25,19 +26,24 @@ export interface CheckContext {
   epochMs: number;
 }
 
-function listSome(items: readonly string[]): string {
-  const shown = items.slice(0, MAX_LISTED).join('; ');
-  return items.length > MAX_LISTED ? `${shown}; … (${items.length} in all)` : shown;
-}
-
 function rel(epochMs: number, t: number | undefined): string {
   return t === undefined ? 'never' : `+${formatDuration(Math.max(0, t - epochMs))}`;
 }
 
-function verdict(name: string, failures: string[], what: string, ok: string): CheckResult {
-  return failures.length === 0
-    ? { name, verdict: 'pass', detail: ok }
-    : { name, verdict: 'fail', detail: `${failures.length} ${what}: ${listSome(failures)}` };
+/** What a check knows of one violation besides its message. */
+type Evidence = Omit<Violation, 'message'>;
+
+/** The evidence of a violation a read showed: the sample's pushes, then the read. */
+function readEvidence(read: FinalRead, label: string, s: LedgerSample | undefined): Evidence {
+  const events = [
+    ...(s === undefined ? [] : sampleEvents(s)),
+    readEvent(label, read.tenant, read.startedAt, read.answeredAt),
+  ];
+  return {
+    observedAt: read.answeredAt,
+    events,
+    ...(s === undefined ? {} : { samples: [sampleRef(s)] }),
+  };
 }
 
 function describeSample(ctx: CheckContext, s: LedgerSample): string {
@@ -95,7 +101,7 @@ function missingReadFailures(ctx: CheckContext): string[] {
  * read) is in that read exactly once with its value, and no sample of a read appears twice.
  */
 export function checkAckedReadableExactlyOnce(ctx: CheckContext): CheckResult {
-  const failures = missingReadFailures(ctx);
+  const failures = new Failures(missingReadFailures(ctx));
   let judged = 0;
   const rounds = roundsOf(ctx);
   for (const { round, prefix } of rounds)
@@ -106,26 +112,33 @@ export function checkAckedReadableExactlyOnce(ctx: CheckContext): CheckResult {
       for (const [series, points] of observed)
         for (const [ts, values] of points)
           if (values.length > 1)
-            failures.push(
+            failures.add(
               `${prefix}${tenant} ${series} t=${rel(ctx.epochMs, ts)} read ${values.length} times (${values.join(', ')})`,
+              readEvidence(read, round.label, ctx.ledger.lookup(tenant, series, ts)),
             );
       for (const s of ctx.ledger.samples(tenant)) {
         if (sampleStatus(s) !== 'acked' || ctx.model.expectation(s, read.startedAt) !== 'present')
           continue;
         judged++;
         const values = observed.get(s.series)?.get(s.timestamp);
-        if (values === undefined) failures.push(`${prefix}lost: ${describeSample(ctx, s)}`);
+        if (values === undefined)
+          failures.add(
+            `${prefix}lost: ${describeSample(ctx, s)}`,
+            readEvidence(read, round.label, s),
+          );
         else if (!values.some((v) => sameValue(v, s.value)))
-          failures.push(`${prefix}wrong value ${values.join(', ')}: ${describeSample(ctx, s)}`);
+          failures.add(
+            `${prefix}wrong value ${values.join(', ')}: ${describeSample(ctx, s)}`,
+            readEvidence(read, round.label, s),
+          );
       }
     }
   const where =
     rounds.length > 1
       ? `${rounds.length} reads (${rounds.map((r) => r.round.label).join(', ')})`
       : 'the final reads';
-  return verdict(
+  return failures.verdict(
     'acked_readable_exactly_once',
-    failures,
     'violation(s) of "every acknowledged sample is readable exactly once"',
     `${judged} judgements over ${where}: every sample acknowledged before a read is in it exactly once (${ctx.tenants.length} tenant(s))`,
   );
@@ -133,7 +146,7 @@ export function checkAckedReadableExactlyOnce(ctx: CheckContext): CheckResult {
 
 /** Every sample read was written by a writer, with that value, and was not refused or unsent. */
 export function checkNoPhantoms(ctx: CheckContext): CheckResult {
-  const failures = missingReadFailures(ctx);
+  const failures = new Failures(missingReadFailures(ctx));
   let read = 0;
   let unacked = 0;
   for (const { round, prefix } of roundsOf(ctx))
@@ -145,27 +158,32 @@ export function checkNoPhantoms(ctx: CheckContext): CheckResult {
           read++;
           const s = ctx.ledger.lookup(tenant, series, ts);
           if (s === undefined) {
-            failures.push(
+            failures.add(
               `${prefix}${tenant} ${series} t=${rel(ctx.epochMs, ts)} was never written to ${tenant}`,
+              {
+                ...readEvidence(answer, round.label, undefined),
+                samples: [{ tenant, series, timestamp: ts }],
+              },
             );
             continue;
           }
           if (!values.every((v) => sameValue(v, s.value)))
-            failures.push(
+            failures.add(
               `${prefix}read value(s) ${values.join(', ')} for ${describeSample(ctx, s)}`,
+              readEvidence(answer, round.label, s),
             );
           const exp = ctx.model.expectation(s, answer.startedAt);
           if (exp === 'absent')
-            failures.push(
+            failures.add(
               `${prefix}${sampleStatus(s) === 'unsent' ? 'never-sent' : 'refused'} sample is readable: ${describeSample(ctx, s)}`,
+              readEvidence(answer, round.label, s),
             );
           if (sampleStatus(s) !== 'acked') unacked++;
         }
       }
     }
-  return verdict(
+  return failures.verdict(
     'no_phantoms',
-    failures,
     'phantom sample(s)',
     `all ${read} samples read were written with those values (${unacked} of them not acknowledged: outcome unknown or partially accepted)`,
   );
@@ -182,7 +200,7 @@ export function checkIngestionRule(
   ctx: CheckContext,
   opts: { expectRejected: readonly string[] },
 ): CheckResult {
-  const failures: string[] = [];
+  const failures = new Failures();
   const refusedByTenant = new Map<string, number>();
   const undecidedByTenant = new Map<string, number>();
   for (const push of ctx.ledger.pushes) {
@@ -195,23 +213,26 @@ export function checkIngestionRule(
     const where = `push #${push.id} of ${push.tenant} from ${push.writer} (sent ${rel(ctx.epochMs, push.attempts[0]?.sentAt)})`;
     if (status === 'acked' && tooOld.length > 0) {
       const { lo } = ctx.model.pushBounds(push);
-      failures.push(
+      failures.add(
         `${where} was acknowledged with ${tooOld.length} sample(s) older than the tenant's newest (${rel(ctx.epochMs, lo)}) minus ${formatDuration(ctx.model.windowOf(push.tenant))}, e.g. ${describeSample(ctx, tooOld[0]!)}`,
+        pushEvidence(push, ackOf(push)?.respondedAt, tooOld),
       );
     }
     if (status !== 'rejected') continue;
     const rejection = rejectionOf(push)!;
     const message = rejection.outcome.message;
     if (!ctx.model.ruleMessageOf(push.tenant).test(message)) {
-      failures.push(
+      failures.add(
         `${where} was refused (${rejection.outcome.code}) with a message the rule does not give (expected ${String(ctx.model.ruleMessageOf(push.tenant))}): ${message}`,
+        pushEvidence(push, rejection.respondedAt, []),
       );
       continue;
     }
     if (verdicts.every((v) => v === 'must_accept')) {
       const { hi } = ctx.model.pushBounds(push);
-      failures.push(
+      failures.add(
         `${where} was refused although every sample is within ${formatDuration(ctx.model.windowOf(push.tenant))} of the tenant's newest (at most ${rel(ctx.epochMs, hi)}): ${message}`,
+        pushEvidence(push, rejection.respondedAt, push.samples),
       );
       continue;
     }
@@ -227,16 +248,20 @@ export function checkIngestionRule(
       const present = observed.get(s.series)?.has(s.timestamp) === true;
       const exp = ctx.model.expectation(s, read.startedAt);
       if (exp === 'absent' && present)
-        failures.push(`a sample the rule refuses is readable: ${describeSample(ctx, s)}`);
+        failures.add(
+          `a sample the rule refuses is readable: ${describeSample(ctx, s)}`,
+          readEvidence(read, 'final read', s),
+        );
       if (exp === 'present' && !present)
-        failures.push(
+        failures.add(
           `partial acceptance lost a sample the rule accepts (its push was refused for others): ${describeSample(ctx, s)}`,
+          readEvidence(read, 'final read', s),
         );
     }
   }
   for (const tenant of opts.expectRejected)
     if ((refusedByTenant.get(tenant) ?? 0) === 0)
-      failures.push(
+      failures.add(
         `tenant ${tenant} never had a sample refused by the rule; the scenario does not exercise it`,
       );
   const counts = ctx.tenants
@@ -245,9 +270,8 @@ export function checkIngestionRule(
         `${t}: ${refusedByTenant.get(t) ?? 0} refused (window ${formatDuration(ctx.model.windowOf(t))}, ${undecidedByTenant.get(t) ?? 0} undecided by the interleaving)`,
     )
     .join(', ');
-  return verdict(
+  return failures.verdict(
     'ingestion_rule',
-    failures,
     'violation(s) of the ingestion rule',
     `rejections match the model; ${counts}`,
   );
@@ -255,26 +279,37 @@ export function checkIngestionRule(
 
 /** The recorded PromQL answers equal the model's answers over the ledger. */
 export function checkModelQueries(ctx: CheckContext, queries: readonly QuerySpec[]): CheckResult {
-  const failures: string[] = [];
+  const failures = new Failures();
   if (queries.length > 0 && ctx.reads.queryAnswers.length === 0)
-    failures.push('no model query was answered');
+    failures.add('no model query was answered');
   for (const answer of ctx.reads.queryAnswers) {
     const spec = queries[answer.query];
     if (spec === undefined) continue;
     const label = `${spec.tenant}: ${queryText(spec)} at ${rel(ctx.epochMs, answer.atMs)}`;
+    const evidence = {
+      observedAt: answer.answeredAt,
+      events: [
+        {
+          at: answer.startedAt,
+          until: answer.answeredAt,
+          node: '-',
+          kind: 'query',
+          detail: label,
+        },
+      ],
+    };
     if (answer.error !== undefined || answer.result === undefined) {
-      failures.push(`${label} failed: ${answer.error ?? 'no result'}`);
+      failures.add(`${label} failed: ${answer.error ?? 'no result'}`, evidence);
       continue;
     }
     const diff = diffVectors(
       answer.result,
       evaluateQuery(spec, answer.atMs, modelData(ctx, spec.tenant, answer.startedAt)),
     );
-    if (diff.length > 0) failures.push(`${label}: ${diff.slice(0, 3).join(', ')}`);
+    if (diff.length > 0) failures.add(`${label}: ${diff.slice(0, 3).join(', ')}`, evidence);
   }
-  return verdict(
+  return failures.verdict(
     'model_queries',
-    failures,
     'query answer(s) differ from the model',
     `${ctx.reads.queryAnswers.length} query answer(s) equal the model's`,
   );
@@ -319,7 +354,7 @@ export function checkLiveness(
     sendableAt: (s: LedgerSample) => number;
   },
 ): CheckResult {
-  const failures = missingReadFailures(ctx);
+  const failures = new Failures(missingReadFailures(ctx));
   let judged = 0;
   for (const s of ctx.ledger.samples()) {
     const deadline = Math.max(opts.sendableAt(s), opts.quietAtMs) + opts.withinMs;
@@ -327,14 +362,32 @@ export function checkLiveness(
     judged++;
     const at = s.push === undefined ? undefined : resolvedAt(s.push);
     if (at === undefined || at > deadline)
-      failures.push(
+      failures.add(
         `${describeSample(ctx, s)} not resolved by ${rel(ctx.epochMs, deadline)} (resolved ${rel(ctx.epochMs, at)})`,
+        // Observed when the deadline passed; the sample's pushes before it show why.
+        {
+          observedAt: deadline,
+          events: sampleEvents(s).filter((e) => e.at <= deadline),
+          samples: [sampleRef(s)],
+        },
       );
   }
-  return verdict(
+  return failures.verdict(
     'liveness',
-    failures,
     `sample(s) not resolved within ${formatDuration(opts.withinMs)} after faults healed at ${rel(ctx.epochMs, opts.quietAtMs)}`,
     `${judged} sample(s) judged, all resolved within ${formatDuration(opts.withinMs)} after faults healed at ${rel(ctx.epochMs, opts.quietAtMs)}; final reads answered`,
   );
+}
+
+/** The evidence of a violation a push's answer showed (at `observedAt`). */
+function pushEvidence(
+  push: PushRecord,
+  observedAt: number | undefined,
+  samples: readonly LedgerSample[],
+): Evidence {
+  return {
+    ...(observedAt === undefined ? {} : { observedAt }),
+    events: pushEvents(push).filter((e) => observedAt === undefined || e.at <= observedAt),
+    samples: samples.slice(0, 20).map(sampleRef),
+  };
 }

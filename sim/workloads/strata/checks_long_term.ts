@@ -1,9 +1,9 @@
 import { formatDuration } from '../../fields/index.js';
 import type { ObjectStoreEvent } from '../../runtime/index.js';
-import type { CheckResult } from '../workload.js';
+import { Failures } from '../violations.js';
+import type { CheckResult, RunEvent } from '../workload.js';
 import type { CutBlock } from './block_disk.js';
 
-const MAX_LISTED = 10;
 const ULID = '[0-9A-HJKMNP-TV-Z]{26}';
 /** `<tenant>/<block>/…`: an object of a block. */
 const BLOCK_OBJECT = new RegExp(`^([^/]+)/(${ULID})/(.+)$`);
@@ -16,11 +16,18 @@ function rel(epochMs: number, t: number | undefined): string {
   return t === undefined ? 'never' : `+${formatDuration(Math.max(0, t - epochMs))}`;
 }
 
-function verdict(name: string, failures: string[], what: string, ok: string): CheckResult {
-  if (failures.length === 0) return { name, verdict: 'pass', detail: ok };
-  const shown = failures.slice(0, MAX_LISTED).join('; ');
-  const more = failures.length > MAX_LISTED ? `; … (${failures.length} in all)` : '';
-  return { name, verdict: 'fail', detail: `${failures.length} ${what}: ${shown}${more}` };
+/** A cut block's own events: its cut, and its local deletion if any. */
+function blockEvents(b: CutBlock): RunEvent[] {
+  const what = `block ${b.ulid} of ${b.tenant}`;
+  const out: RunEvent[] = [{ at: b.cutAt, node: b.node, kind: 'block.cut', detail: what }];
+  if (b.deletedAt !== undefined)
+    out.push({
+      at: b.deletedAt,
+      node: b.node,
+      kind: 'block.deleted',
+      detail: `${what} deleted locally`,
+    });
+  return out;
 }
 
 /** When each block's meta.json (uploaded last, so the block is complete) first reached the bucket. */
@@ -68,7 +75,7 @@ export interface BlocksShippedInput {
  */
 export function checkBlocksShipped(input: BlocksShippedInput): CheckResult {
   const { epochMs } = input;
-  const failures: string[] = [];
+  const failures = new Failures();
   let judged = 0;
   let deletedAfterShipping = 0;
   let lostToPower = 0;
@@ -77,8 +84,9 @@ export function checkBlocksShipped(input: BlocksShippedInput): CheckResult {
     const name = `block ${b.ulid} of ${b.tenant} cut by ${b.node} at ${rel(epochMs, b.cutAt)}`;
     const shipped = input.shippedAt.get(`${b.tenant}/${b.ulid}`);
     if (b.deletedAt !== undefined && (shipped === undefined || b.deletedAt < shipped)) {
-      failures.push(
+      failures.add(
         `${name} was deleted locally at ${rel(epochMs, b.deletedAt)} before it was in the bucket (shipped ${rel(epochMs, shipped)}): its samples are gone`,
+        { observedAt: b.deletedAt, events: blockEvents(b), nodes: [b.node] },
       );
       continue;
     }
@@ -88,31 +96,38 @@ export function checkBlocksShipped(input: BlocksShippedInput): CheckResult {
         lostToPower++;
         continue;
       }
-      failures.push(`${name} vanished from the disk without a deletion or a power loss`);
+      failures.add(`${name} vanished from the disk without a deletion or a power loss`, {
+        events: blockEvents(b),
+        nodes: [b.node],
+      });
       continue;
     }
     const deadline = Math.max(b.cutAt, input.quietAtMs) + input.withinMs;
     if (deadline > input.judgeUntilMs) continue;
     judged++;
     if (shipped === undefined || shipped > deadline)
-      failures.push(
+      failures.add(
         `${name} was not in the bucket by ${rel(epochMs, deadline)} (shipped ${rel(epochMs, shipped)})`,
+        { observedAt: deadline, events: blockEvents(b), nodes: [b.node] },
       );
   }
   const cut = new Set(input.blocks.map((b) => `${b.tenant}/${b.ulid}`));
   for (const [key, at] of input.shippedAt)
     if (!cut.has(key) && !input.compacted.has(key))
-      failures.push(
+      failures.add(
         `block ${key} reached the bucket at ${rel(epochMs, at)}, but no ingester cut it and no compactor made it`,
+        {
+          observedAt: at,
+          events: [{ at, node: 'objstore', kind: 'block.uploaded', detail: `block ${key}` }],
+        },
       );
   const shippedCut = [...cut].filter((k) => input.shippedAt.has(k)).length;
   if (input.blocks.length < input.minBlocks)
-    failures.push(
+    failures.add(
       `the ingesters cut ${input.blocks.length} block(s), fewer than ${input.minBlocks}: the scenario does not exercise shipping`,
     );
-  return verdict(
+  return failures.verdict(
     'blocks_shipped',
-    failures,
     'block(s) not shipped as they should',
     `${input.blocks.length} block(s) cut by ${nodes.size} ingester(s), ${shippedCut} of them in the bucket (and ${input.compacted.size} compacted block(s)); ${judged} judged, each in the bucket within ${formatDuration(input.withinMs)} of its cut or of faults healing at ${rel(epochMs, input.quietAtMs)}; ` +
       `${deletedAfterShipping} deleted locally after shipping, ${lostToPower} undone by a power loss before shipping`,
@@ -142,7 +157,7 @@ export function checkDeletionDelayHonoured(input: {
   epochMs: number;
 }): CheckResult {
   const { epochMs, deletionDelayMs } = input;
-  const failures: string[] = [];
+  const failures = new Failures();
   const marks = new Map<string, Mark>();
   const blocks = new Set<string>();
   /** Blocks whose meta.json reached the bucket at some point (complete uploads). */
@@ -162,7 +177,10 @@ export function checkDeletionDelayHonoured(input: {
         deletionTime = undefined;
       }
       if (typeof deletionTime !== 'number') {
-        failures.push(`${e.name} uploaded at ${rel(epochMs, e.at)} has no numeric deletion_time`);
+        failures.add(`${e.name} uploaded at ${rel(epochMs, e.at)} has no numeric deletion_time`, {
+          observedAt: e.at,
+          events: [bucketEvent(e)],
+        });
         continue;
       }
       const prev = marks.get(key);
@@ -185,22 +203,36 @@ export function checkDeletionDelayHonoured(input: {
     blocks.add(key);
     const m = marks.get(key);
     if (m === undefined) {
-      failures.push(`${e.name} was deleted at ${rel(epochMs, e.at)} without a deletion mark`);
+      failures.add(`${e.name} was deleted at ${rel(epochMs, e.at)} without a deletion mark`, {
+        observedAt: e.at,
+        events: [bucketEvent(e)],
+      });
       continue;
     }
     const due = m.deletionTimeMs + deletionDelayMs;
     if (e.at < due)
-      failures.push(
+      failures.add(
         `${e.name} was deleted at ${rel(epochMs, e.at)}, before its deletion mark (deletion_time ${rel(epochMs, m.deletionTimeMs)}, uploaded ${rel(epochMs, m.uploadedAt)}) was ${formatDuration(deletionDelayMs)} old (due ${rel(epochMs, due)})`,
+        {
+          observedAt: e.at,
+          events: [
+            {
+              at: m.uploadedAt,
+              node: 'objstore',
+              kind: 'mark.uploaded',
+              detail: `deletion mark of ${key}`,
+            },
+            bucketEvent(e),
+          ],
+        },
       );
   }
   if (input.expectDeletions && deletes === 0)
-    failures.push(
+    failures.add(
       'no block object was deleted from the bucket: the scenario does not exercise deletion',
     );
-  return verdict(
+  return failures.verdict(
     'deletion_delay_honoured',
-    failures,
     'violation(s) of the deletion delay',
     (deletes === 0
       ? `no block object was deleted from the bucket (${marks.size} block(s) marked for deletion)`
@@ -209,4 +241,14 @@ export function checkDeletionDelayHonoured(input: {
         ? ''
         : `; ${abortedUploadDeletes} object(s) of partial blocks (uploads that never completed) removed`),
   );
+}
+
+/** A bucket call as a report event (on the `objstore` lane; `by` names the caller). */
+function bucketEvent(e: ObjectStoreEvent): RunEvent {
+  return {
+    at: e.at,
+    node: 'objstore',
+    kind: e.op === 'upload' ? 'object.uploaded' : 'object.deleted',
+    detail: `${e.name}${e.by === undefined ? '' : ` by ${e.by}`}`,
+  };
 }

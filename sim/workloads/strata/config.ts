@@ -8,6 +8,9 @@ import {
   readString,
 } from '../../fields/index.js';
 import { describeLongTerm, parseLongTerm, type LongTermConfig } from './config_long_term.js';
+import { describeCanaryModes, parseBrokenQuerier, type BrokenQuerier } from './canaries.js';
+import { describeHa, parseHaConfig, type HaConfig } from './config_ha.js';
+import { describeLimits, parseLimitsConfig, type LimitsScenarioConfig } from './config_limits.js';
 
 /**
  * Deliberately broken ingesters, for proving that the checks catch what they claim to catch.
@@ -23,6 +26,10 @@ export const BROKEN_INGESTER_MODES = [
    * goes when the shipper next lists the tenant's directory (needs `long_term`).
    */
   'delete_before_ship',
+  /** The mutation canaries' ingesters (`canaries_ingester.ts`, `canaries.ts`). */
+  'drop_last_wal_page',
+  'double_apply_retry',
+  'ignore_ingestion_window',
 ] as const;
 
 export type BrokenIngesterMode = (typeof BROKEN_INGESTER_MODES)[number];
@@ -68,6 +75,8 @@ export interface StrataWorkloadConfig {
   blockRangeMs: number;
   brokenIngester: BrokenIngesterMode;
   brokenAckDelayMs: number;
+  /** A deliberately broken querier of the mutation canaries (`canaries.ts`). */
+  brokenQuerier: BrokenQuerier;
   /** The long-term path (shipping, store-gateways, cleaner); undefined: ingesters only. */
   longTerm: LongTermConfig | undefined;
   tenants: TenantSpec[];
@@ -114,6 +123,10 @@ export interface StrataWorkloadConfig {
    * or memberlist gossip between the Strata nodes (`-ring.store=memberlist`).
    */
   ringStore: 'inmemory' | 'memberlist';
+  /** The distributors' HA tracker and the writers that are HA replicas (`ha_tracker`). */
+  ha: HaConfig | undefined;
+  /** Tenant limits changed by runtime-config reloads, probed by the limits writer (`limits`). */
+  limits: LimitsScenarioConfig | undefined;
 }
 
 export const STRATA_ROLES = [
@@ -125,6 +138,7 @@ export const STRATA_ROLES = [
   'writer',
   'reader',
   'operator',
+  'all',
 ] as const;
 
 export function parseStrataConfig(
@@ -138,6 +152,8 @@ export function parseStrataConfig(
     'block_range',
     'broken_ingester',
     'broken_ack_delay',
+    'broken_querier',
+    'broken_ignored_ingester',
     'tenants',
     'scrape',
     'remote_write',
@@ -146,6 +162,8 @@ export function parseStrataConfig(
     'settle',
     'long_term',
     'ring_store',
+    'ha_tracker',
+    'limits',
   ]);
   const ringStore = readString(o.ring_store, `${where}.ring_store`, 'inmemory');
   if (ringStore !== 'inmemory' && ringStore !== 'memberlist')
@@ -195,6 +213,7 @@ export function parseStrataConfig(
     blockRangeMs,
     brokenIngester: broken as BrokenIngesterMode,
     brokenAckDelayMs: positive(o.broken_ack_delay, `${where}.broken_ack_delay`, 500),
+    brokenQuerier: parseBrokenQuerier(o.broken_querier, o.broken_ignored_ingester, where),
     longTerm,
     tenants,
     scrape,
@@ -203,6 +222,8 @@ export function parseStrataConfig(
     reader,
     settleMs: readDuration(o.settle, `${where}.settle`, 1_000),
     ringStore,
+    ha: parseHaConfig(o.ha_tracker, `${where}.ha_tracker`),
+    limits: parseLimitsConfig(o.limits, `${where}.limits`),
   };
 }
 
@@ -371,6 +392,8 @@ export function describeStrata(c: StrataWorkloadConfig): string[] {
       `  outage of ${node}: ${windows.map((w) => `+${formatDuration(w.fromMs)}..+${formatDuration(w.untilMs)}`).join(', ')} (buffers, then catches up oldest first)`,
     );
   if (c.longTerm !== undefined) lines.push(describeLongTerm(c.longTerm));
+  if (c.ha !== undefined) lines.push(...describeHa(c.ha));
+  if (c.limits !== undefined) lines.push(...describeLimits(c.limits));
   lines.push(
     `  reader: ${c.reader.phasesMs.map((p) => `reads at +${formatDuration(p)}, `).join('')}final reads at +${formatDuration(c.reader.readAtMs)}, ${c.reader.queries.length} model queries` +
       (c.reader.intervalMs > 0 ? `, query mix every ${formatDuration(c.reader.intervalMs)}` : ''),
@@ -383,5 +406,6 @@ export function describeStrata(c: StrataWorkloadConfig): string[] {
     lines.push(
       '  [DELIBERATE BUG: ingesters delete_before_ship, each cut block is deleted before the shipper uploads it]',
     );
+  lines.push(...describeCanaryModes(c));
   return lines;
 }

@@ -39,6 +39,8 @@ import { SIM_BUCKET, STRATA_TARGETS, TSDB_DIR } from './node_config.js';
 import { ReadLog } from './read_log.js';
 import { strataReader } from './reader.js';
 import { strataProcess } from './strata_process.js';
+import { HA_LIMITS_CHECKS, haLimitsWriter, judgeHaLimitsCheck } from './judge_ha_limits.js';
+import { strataTimeline } from './timeline.js';
 import { outageEndAt, strataWriter } from './writer.js';
 
 const DEFAULT_LIVENESS_WITHIN_MS = 30_000;
@@ -60,6 +62,7 @@ export const STRATA_CHECKS = [
   'blocks_shipped',
   'deletion_delay_honoured',
   ...COMPACTION_CHECKS,
+  ...HA_LIMITS_CHECKS,
 ] as const;
 
 /**
@@ -80,8 +83,10 @@ export const strataWorkload: WorkloadDefinition<StrataWorkloadConfig> = {
   validateTopology(nodesByRole, where) {
     const count = (role: string): number => nodesByRole.get(role)?.length ?? 0;
     for (const role of ['distributor', 'ingester', 'querier', 'writer'])
-      if (count(role) === 0)
-        throw new ScenarioError(`${where}: the strata workload needs at least one ${role} node`);
+      if (count(role) === 0 && (role === 'writer' || count('all') === 0))
+        throw new ScenarioError(
+          `${where}: the strata workload needs at least one ${role} node (or an \`all\` node)`,
+        );
     if (count('reader') !== 1)
       throw new ScenarioError(
         `${where}: the strata workload needs exactly one reader node, got ${count('reader')}`,
@@ -95,7 +100,12 @@ export const strataWorkload: WorkloadDefinition<StrataWorkloadConfig> = {
   describe: describeStrata,
 
   start(config, ctx) {
-    const ingesters = ctx.nodesByRole.get('ingester') ?? [];
+    /** Nodes running `role`'s component: its own nodes, then the single binaries (`all`). */
+    const running = (role: string): string[] => [
+      ...(ctx.nodesByRole.get(role) ?? []),
+      ...(ctx.nodesByRole.get('all') ?? []),
+    ];
+    const ingesters = running('ingester');
     if (ingesters.length < config.replicationFactor)
       throw new ScenarioError(
         `workload.replication_factor: ${config.replicationFactor} needs at least that many ingesters, got ${ingesters.length}`,
@@ -154,19 +164,25 @@ export const strataWorkload: WorkloadDefinition<StrataWorkloadConfig> = {
           case 'querier':
           case 'store-gateway':
           case 'compactor':
-            return (env) => strataProcess(env, role, config, { now, strataNodes });
+            return (env) =>
+              strataProcess(env, role, config, { now, strataNodes, epochMs: ctx.epochMs });
           case 'ingester':
+          case 'all':
             return (env) =>
               strataProcess(env, role, config, {
                 now,
                 strataNodes,
+                epochMs: ctx.epochMs,
                 ...(blockLog === undefined ? {} : { blockLog }),
               });
           case 'writer':
             return (env) =>
+              haLimitsWriter(env, config, ctx, ledger, (tenant) =>
+                streamFor(env.nodeName, tenant),
+              ) ??
               strataWriter(env, config, {
                 ledger,
-                distributors: ctx.nodesByRole.get('distributor') ?? [],
+                distributors: running('distributor'),
                 epochMs: ctx.epochMs,
                 now,
                 streamFor: (tenant) => streamFor(env.nodeName, tenant),
@@ -182,7 +198,7 @@ export const strataWorkload: WorkloadDefinition<StrataWorkloadConfig> = {
             return (env) =>
               strataReader(env, config, {
                 log: reads,
-                queriers: ctx.nodesByRole.get('querier') ?? [],
+                queriers: running('querier'),
                 epochMs: ctx.epochMs,
                 readAtMs,
                 now,
@@ -278,12 +294,17 @@ export const strataWorkload: WorkloadDefinition<StrataWorkloadConfig> = {
             });
           }
           default: {
+            const mine = judgeHaLimitsCheck(spec, config, ctx, ledger, reads);
+            if (mine !== undefined) return mine;
             if (config.longTerm === undefined) return notLongTerm(spec.name);
             const judged = judgeCompactionCheck(spec, config, ctx, bucketHistory(ctx));
             if (judged !== undefined) return judged;
             throw new Error(`strata has no check ${JSON.stringify(spec.name)}`);
           }
         }
+      },
+      timeline() {
+        return strataTimeline(ledger, blockLog?.blocks, bucketHistory(ctx));
       },
       summary() {
         const counts = statusCounts(ledger);

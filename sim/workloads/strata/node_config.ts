@@ -1,6 +1,8 @@
 import { defaultConfig, formatDuration, type Config } from '../../../src/config/index.js';
 import type { StrataWorkloadConfig, TenantSpec } from './config.js';
 import type { LongTermConfig } from './config_long_term.js';
+import { applyHaTracker } from './config_ha.js';
+import { applyLimits } from './config_limits.js';
 
 export const RUNTIME_CONFIG_DIR = '/etc/strata';
 export const RUNTIME_CONFIG_PATH = `${RUNTIME_CONFIG_DIR}/runtime.yaml`;
@@ -12,8 +14,13 @@ export const TSDB_DIR = '/data/tsdb';
  */
 export const SIM_BUCKET = 'strata-blocks';
 
-/** The Strata targets the workload runs on nodes (the other roles are clients). */
-export type StrataTarget = 'distributor' | 'ingester' | 'querier' | 'store-gateway' | 'compactor';
+/**
+ * The Strata targets the workload runs on nodes (the other roles are clients). `all` is the
+ * single binary: distributor, ingester, querier and the rest in one process, the distributor
+ * pushing to its own ingester in process and to the others over RPC.
+ */
+export type StrataTarget =
+  'distributor' | 'ingester' | 'querier' | 'store-gateway' | 'compactor' | 'all';
 
 export const STRATA_TARGETS: readonly StrataTarget[] = [
   'distributor',
@@ -21,7 +28,13 @@ export const STRATA_TARGETS: readonly StrataTarget[] = [
   'querier',
   'store-gateway',
   'compactor',
+  'all',
 ];
+
+/** Whether a node of this target runs an ingester (its disk holds a TSDB, it is a replica). */
+export function runsIngester(target: StrataTarget): boolean {
+  return target === 'ingester' || target === 'all';
+}
 
 /**
  * The configuration of one simulated Strata process: the defaults, with the node's role as
@@ -65,6 +78,8 @@ export function strataNodeConfig(
   s3.insecure = true;
   if (c.longTerm !== undefined) applyLongTerm(config, nodeName, c, c.longTerm);
   if (c.ringStore === 'memberlist') applyMemberlist(config, nodeName, strataNodes);
+  if (c.ha !== undefined) applyHaTracker(config, c.ha);
+  if (c.limits !== undefined) applyLimits(config, c.limits, nodeName, c.heartbeatPeriodMs);
   return config;
 }
 

@@ -1,15 +1,14 @@
-import { decodeSeriesSamples } from '../../../src/ingester/index.js';
-import { jsonBody, parseJsonBody, type Env } from '../../../src/runtime/index.js';
 import type { SimProcess } from '../../cluster/index.js';
+import type { SimNodeEnv } from '../../runtime/index.js';
+import { formatDuration } from '../../fields/index.js';
 import { queryText, type StrataWorkloadConfig } from './config.js';
 import { seriesKey } from './generator.js';
+import { apiTime, parseMatrix, queryApi } from './http_client.js';
 import { parseVectorResult } from './model_query.js';
-import { formatDuration } from '../../fields/index.js';
 import type { FinalRead, ReadLog, ReadSeries } from './read_log.js';
-import { TENANT_HEADER } from './writer.js';
 
-export const QUERIER_SELECT_METHOD = 'querier.Select';
-export const QUERIER_QUERY_METHOD = 'querier.Query';
+/** The selector of a whole read: every series of the tenant. */
+const EVERY_SERIES = '{__name__=~".+"}';
 
 const CALL_TIMEOUT_MS = 10_000;
 const RETRY_MS = 1_000;
@@ -25,14 +24,21 @@ export interface ReaderDeps {
 }
 
 /**
- * The reading client. During the run it issues the query mix every `reader.interval`
- * (answers only counted: data is still moving). At `read_at` it reads every tenant's
- * series with `querier.Select` (retrying until answered), then evaluates the scenario's
- * model queries with `querier.Query`. At each of `reader.read_phases` it reads every tenant
- * the same way, retrying until the next read is due. Every answer goes to the harness's
- * ReadLog, which is all the checks look at.
+ * The reading client, a Grafana talking to the queriers' Prometheus API over simulated HTTP
+ * (`/prometheus/api/v1/...` with `X-Scope-OrgID`). During the run it issues the query mix
+ * every `reader.interval`, rotating through instant queries, range queries, `/series` and
+ * `/labels` (answers only counted: data is still moving). At `read_at` it reads every
+ * tenant's raw samples (an instant query of the range selector `{__name__=~".+"}[range]`,
+ * which answers every sample in the range, retrying until answered), then evaluates the
+ * scenario's model queries with `/query`. At each of `reader.read_phases` it reads every
+ * tenant the same way, retrying until the next read is due. Every answer goes to the
+ * harness's ReadLog, which is all the checks look at.
  */
-export function strataReader(env: Env, config: StrataWorkloadConfig, deps: ReaderDeps): SimProcess {
+export function strataReader(
+  env: SimNodeEnv,
+  config: StrataWorkloadConfig,
+  deps: ReaderDeps,
+): SimProcess {
   const log = env.logger.child({ role: 'reader' });
   const controller = new AbortController();
   const mixStream = env.random.stream('query-mix');
@@ -48,45 +54,54 @@ export function strataReader(env: Env, config: StrataWorkloadConfig, deps: Reade
     }
   };
 
-  const select = async (tenant: string): Promise<ReadSeries[]> => {
-    const res = await env.transport.call(
-      querier(),
-      {
-        method: QUERIER_SELECT_METHOD,
-        ...jsonBody({
-          matchers: [['=~', '__name__', '.+']],
-          start: deps.epochMs - config.blockRangeMs,
-          end: deps.readAtMs + config.blockRangeMs,
-        }),
-        headers: { [TENANT_HEADER]: tenant },
-      },
-      { timeoutMs: CALL_TIMEOUT_MS, signal: controller.signal },
-    );
-    return decodeSeriesSamples(res.body).map((s) => {
-      const labels: [string, string][] = [];
-      s.labels.forEach((n, v) => labels.push([n, v]));
-      return {
-        key: seriesKey(labels),
-        labels,
-        timestamps: [...s.timestamps],
-        values: [...s.values],
-      };
+  const api = (
+    tenant: string,
+    endpoint: 'query' | 'query_range' | 'series' | 'labels',
+    params: readonly (readonly [string, string])[],
+  ): Promise<unknown> =>
+    queryApi(env.http, querier(), endpoint, params, {
+      tenant,
+      timeoutMs: CALL_TIMEOUT_MS,
+      signal: controller.signal,
     });
+
+  /** Every raw sample of the tenant between a block range before the epoch and after the reads. */
+  const select = async (tenant: string): Promise<ReadSeries[]> => {
+    const start = deps.epochMs - config.blockRangeMs;
+    const end = deps.readAtMs + config.blockRangeMs;
+    const data = await api(tenant, 'query', [
+      ['query', `${EVERY_SERIES}[${end - start}ms]`],
+      ['time', apiTime(end)],
+    ]);
+    return parseMatrix(data).map((s) => ({ key: seriesKey(s.labels), ...s }));
   };
 
-  const instantQuery = async (tenant: string, query: string, atMs: number): Promise<unknown> => {
-    const res = await env.transport.call(
-      querier(),
-      {
-        method: QUERIER_QUERY_METHOD,
-        ...jsonBody({ query, time: atMs }) /* ms, as querier.Query takes it */,
-        headers: { [TENANT_HEADER]: tenant },
-      },
-      { timeoutMs: CALL_TIMEOUT_MS, signal: controller.signal },
-    );
-    const body = parseJsonBody<{ data?: unknown; resultType?: unknown }>(res);
-    // Either the bare `{resultType, result}` or the API envelope `{status, data}`.
-    return body.resultType !== undefined ? body : body.data;
+  const instantQuery = (tenant: string, query: string, atMs: number): Promise<unknown> =>
+    api(tenant, 'query', [
+      ['query', query],
+      ['time', apiTime(atMs)],
+    ]);
+
+  /** One request of the query mix, by turn: instant, range, series, labels. */
+  const mixRequest = async (turn: number, tenant: string, query: string): Promise<void> => {
+    const now = env.clock.now();
+    const window: [string, string][] = [
+      ['start', apiTime(now - 60_000)],
+      ['end', apiTime(now)],
+    ];
+    switch (turn % 4) {
+      case 0:
+        parseVectorResult(await instantQuery(tenant, query, now));
+        return;
+      case 1:
+        await api(tenant, 'query_range', [['query', query], ...window, ['step', '15']]);
+        return;
+      case 2:
+        await api(tenant, 'series', [['match[]', EVERY_SERIES], ...window]);
+        return;
+      default:
+        await api(tenant, 'labels', window);
+    }
   };
 
   /**
@@ -183,11 +198,11 @@ export function strataReader(env: Env, config: StrataWorkloadConfig, deps: Reade
   const mix = async (): Promise<void> => {
     const queries = config.reader.queries;
     if (config.reader.intervalMs <= 0 || queries.length === 0) return;
-    while (deps.now() + config.reader.intervalMs < deps.readAtMs) {
+    for (let turn = 0; deps.now() + config.reader.intervalMs < deps.readAtMs; turn++) {
       if (!(await sleep(config.reader.intervalMs))) return;
       const spec = queries[mixStream.int(queries.length)]!;
       try {
-        parseVectorResult(await instantQuery(spec.tenant, queryText(spec), env.clock.now()));
+        await mixRequest(turn, spec.tenant, queryText(spec));
         deps.log.mixOk++;
       } catch (err) {
         if (controller.signal.aborted) return;

@@ -99,6 +99,26 @@ describe('strata scenarios (each seed twice)', () => {
     },
     SWEEP_TIMEOUT_MS,
   );
+
+  it(
+    'scale-out: two distributors and queriers, an ingester joins and one leaves, partitions, loss and a crash of every ingester lose nothing acknowledged',
+    async () => {
+      const reports = await sweep('scale-out');
+      for (const r of reports) {
+        // Both read phases (querier partitions; loss after the leave) and the final reads
+        // answered for both tenants, and messages really were lost.
+        expect(r.details.summary).toMatch(
+          /final reads 2\/2 tenants.*read phase at \+55s 2\/2, read phase at \+1m40s 2\/2/,
+        );
+        expect(r.details.network.lost).toBeGreaterThan(0);
+        const plan = r.details.plan.join('\n');
+        expect(plan).toContain('ingester-4 runs ingester (starts at +30s)');
+        expect(plan).toContain('stop ingester-1');
+        expect(plan).toMatch(/promise: every sample acked by a quorum/);
+      }
+    },
+    SWEEP_TIMEOUT_MS,
+  );
 });
 
 describe('a broken shipper fails long-term', () => {

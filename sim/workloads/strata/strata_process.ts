@@ -10,12 +10,17 @@ import {
   type Transport,
 } from '../../../src/runtime/index.js';
 import type { SimProcess } from '../../cluster/index.js';
+import type { SimNodeEnv } from '../../runtime/index.js';
 import { DeleteBeforeShipFileSystem, ObservedFileSystem, type BlockDiskLog } from './block_disk.js';
 import { brokenCompactorEnv } from './compactor_bugs.js';
+import { applyCanaryModes, canaryStrataOptions } from './canaries.js';
+import { writeLimitsRuntimeConfig } from './config_limits.js';
+import { brokenDistributorEnv } from './ha_limits_bugs.js';
 import type { StrataWorkloadConfig } from './config.js';
 import {
   RUNTIME_CONFIG_DIR,
   RUNTIME_CONFIG_PATH,
+  runsIngester,
   runtimeConfigYaml,
   strataNodeConfig,
   type StrataTarget,
@@ -28,37 +33,53 @@ export interface StrataProcessDeps {
   now: () => number;
   /** Every Strata node of the cluster (memberlist members join the others). */
   strataNodes?: readonly string[];
+  /** Virtual time zero (absolute ms): the limits phases are offsets after it. */
+  epochMs?: number;
 }
 
 /**
  * A Strata process on a simulated node: writes the runtime-config file to the node's disk
- * (it is the operator's file, rewritten on every start), then `Strata.create` and `start`.
+ * (it is the operator's file, rewritten on every start), then `Strata.create` and `start`,
+ * its HTTP server listening on the node's simulated HTTP address (clients reach its express
+ * routes over the simulated network, as they would reach `listenHttp`'s socket).
  * A crash simply drops it (the incarnation's timers and calls die with it). An ingester's
  * file system is watched for block cuts when blocks ship, and a broken ingester gets its
  * Transport or FileSystem broken from outside (a broken compactor its bucket or ring KV).
  */
 export function strataProcess(
-  env: Env,
+  env: SimNodeEnv,
   target: StrataTarget,
   c: StrataWorkloadConfig,
   deps: StrataProcessDeps,
 ): SimProcess {
   const config = strataNodeConfig(target, env.nodeName, c, deps.strataNodes);
   const runtimeYaml = runtimeConfigYaml(c.tenants);
-  const procEnv =
-    target === 'ingester'
+  // The mutation canaries' broken modes wrap last (they may also change `config`).
+  const procEnv = applyCanaryModes(
+    target,
+    config,
+    runsIngester(target)
       ? ingesterEnv(env, c, deps)
       : target === 'compactor'
         ? brokenCompactorEnv(env, c.longTerm?.compactor.broken ?? 'none')
-        : env;
+        : target === 'distributor'
+          ? brokenDistributorEnv(env, c.ha?.broken ?? 'none', c.limits?.broken ?? 'none')
+          : env,
+    c,
+  );
   let strata: Strata | undefined;
   return {
     async start(signal: AbortSignal): Promise<void> {
-      if (runtimeYaml !== '') {
+      if (c.limits !== undefined)
+        await writeLimitsRuntimeConfig(env, c.limits, c.tenants, deps.epochMs ?? 0, deps.now);
+      else if (runtimeYaml !== '') {
         await env.fs.mkdir(RUNTIME_CONFIG_DIR, { recursive: true });
         await env.fs.writeFile(RUNTIME_CONFIG_PATH, runtimeYaml);
       }
-      strata = await Strata.create(config, procEnv);
+      strata = await Strata.create(config, procEnv, {
+        listen: (handler) => env.http.listen(handler),
+        ...canaryStrataOptions(target, c),
+      });
       await strata.start(signal);
     },
     async stop(): Promise<void> {

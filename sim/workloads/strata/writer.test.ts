@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { decodeWriteRequest, toPlainWriteRequest } from '../../../src/distributor/index.js';
 import { INGESTER_PUSH } from '../../../src/ingester/index.js';
 import {
-  RpcError,
   jsonBody,
   type Env,
   type RpcHandler,
@@ -11,7 +10,9 @@ import {
 } from '../../../src/runtime/index.js';
 import { WriteLedger } from './ledger.js';
 import { AckBeforeWalTransport } from './strata_process.js';
-import { classifyPushError, encodeBatch, outageEndAt } from './writer.js';
+import { SimHttpError } from '../../runtime/index.js';
+import { classifyPushAnswer, classifyPushFailure } from './http_client.js';
+import { encodeBatch, outageEndAt } from './writer.js';
 
 describe('writer helpers', () => {
   it('encodes a batch as one WriteRequest series per label set, samples in queue order', () => {
@@ -42,23 +43,29 @@ describe('writer helpers', () => {
     ]);
   });
 
-  it('drops on 4xx, retries on 429, 5xx, timeouts and unreachable distributors', () => {
-    expect(classifyPushError(new RpcError('invalid_argument', 'out of bounds'))).toEqual({
+  it('classifies HTTP answers as Prometheus does: 2xx ok, 4xx dropped except 429, 5xx/429/no answer retried', () => {
+    expect(classifyPushAnswer(200, '')).toEqual({ kind: 'ok', status: 200 });
+    expect(classifyPushAnswer(202, 'dedupe\n')).toEqual({ kind: 'ok', status: 202 });
+    expect(classifyPushAnswer(400, 'out of bounds\n')).toEqual({
       kind: 'rejected',
-      code: 'invalid_argument',
+      code: '400',
       message: 'out of bounds',
     });
-    for (const code of [
-      'resource_exhausted',
-      'unavailable',
-      'deadline_exceeded',
-      'internal',
-    ] as const)
-      expect(classifyPushError(new RpcError(code, 'x')).kind).toBe('unknown');
-    expect(classifyPushError(new Error('boom'))).toMatchObject({
+    expect(classifyPushAnswer(401, 'no org id').kind).toBe('rejected');
+    for (const status of [429, 500, 503])
+      expect(classifyPushAnswer(status, 'x')).toMatchObject({
+        kind: 'unknown',
+        code: String(status),
+      });
+    expect(classifyPushFailure(new SimHttpError('timeout', 't'))).toMatchObject({
       kind: 'unknown',
-      code: 'internal',
+      code: 'timeout',
     });
+    for (const kind of ['unreachable', 'reset'] as const)
+      expect(classifyPushFailure(new SimHttpError(kind, 'u'))).toMatchObject({
+        kind: 'unknown',
+        code: 'unreachable',
+      });
   });
 
   it('finds the outage covering a time (end exclusive)', () => {

@@ -1,53 +1,17 @@
 import { setMaxListeners } from 'node:events';
-import { buildWriteRequest, encodeWriteRequest } from '../../../src/distributor/index.js';
-import {
-  PROTOBUF_CONTENT_TYPE,
-  RpcError,
-  type Env,
-  type RandomStream,
-  type RpcCode,
-} from '../../../src/runtime/index.js';
+import type { RandomStream } from '../../../src/runtime/index.js';
 import type { SimProcess } from '../../cluster/index.js';
+import type { SimNodeEnv } from '../../runtime/index.js';
 import type { OutageWindow, StrataWorkloadConfig } from './config.js';
 import { SeriesGenerator } from './generator.js';
-import type { AttemptOutcome, LedgerSample, WriteLedger } from './ledger.js';
+import { encodeBatch, pushBatch } from './http_client.js';
+import type { LedgerSample, WriteLedger } from './ledger.js';
 
+/** The distributor's push RPC (the HTTP route's twin), for clients that still call it. */
 export const DISTRIBUTOR_PUSH_METHOD = 'distributor.Push';
+/** The tenant header as RPC requests carry it (lower-cased). */
 export const TENANT_HEADER = 'x-scope-orgid';
-
-/** RPC codes a remote-write sender treats as a 4xx other than 429: drop the batch, never retry. */
-const DROP_CODES: ReadonlySet<RpcCode> = new Set<RpcCode>([
-  'invalid_argument',
-  'failed_precondition',
-  'not_found',
-  'unauthenticated',
-]);
-
-/** How a failed `distributor.Push` call counts for the sender and the ledger. */
-export function classifyPushError(err: unknown): Exclude<AttemptOutcome, { kind: 'ok' }> {
-  const code: string = err instanceof RpcError ? err.code : 'internal';
-  const message = err instanceof Error ? err.message : String(err);
-  return err instanceof RpcError && DROP_CODES.has(err.code)
-    ? { kind: 'rejected', code, message }
-    : { kind: 'unknown', code, message };
-}
-
-/** The remote-write body of a batch: samples grouped by series, in queue order. */
-export function encodeBatch(samples: readonly LedgerSample[]): Uint8Array {
-  const bySeries = new Map<
-    string,
-    { labels: [string, string][]; samples: { value: number; timestamp: number }[] }
-  >();
-  for (const s of samples) {
-    let entry = bySeries.get(s.series);
-    if (entry === undefined) {
-      entry = { labels: s.labels, samples: [] };
-      bySeries.set(s.series, entry);
-    }
-    entry.samples.push({ value: s.value, timestamp: s.timestamp });
-  }
-  return encodeWriteRequest(buildWriteRequest({ series: [...bySeries.values()] }));
-}
+export { encodeBatch };
 
 /** The end of the outage covering `t` (absolute ms), if one does. */
 export function outageEndAt(
@@ -73,16 +37,21 @@ export interface WriterDeps {
 
 /**
  * A remote-write client standing in for a Prometheus server that scrapes `series` targets
- * per tenant and remote-writes each tenant's samples to a distributor. As Prometheus does:
- * batches of at most `batch_size` samples, oldest first, one batch in flight per tenant
- * (so each series arrives in order); 5xx, 429, timeouts and unreachable distributors are
- * retried with exponential backoff forever; other 4xx drop the batch. During an outage
- * window it sends nothing and buffers, then catches up oldest first.
+ * per tenant and remote-writes each tenant's samples to a distributor's `/api/v1/push` over
+ * simulated HTTP (protobuf + snappy, `pushBatch`). As Prometheus does: batches of at most
+ * `batch_size` samples, oldest first, one batch in flight per tenant (so each series arrives
+ * in order); 5xx, 429, timeouts and unreachable distributors are retried with exponential
+ * backoff forever; other 4xx drop the batch. During an outage window it sends nothing and
+ * buffers, then catches up oldest first.
  *
  * Nothing survives a crash of the writer: its queue is process memory (the ledger then shows
  * those samples as never sent).
  */
-export function strataWriter(env: Env, config: StrataWorkloadConfig, deps: WriterDeps): SimProcess {
+export function strataWriter(
+  env: SimNodeEnv,
+  config: StrataWorkloadConfig,
+  deps: WriterDeps,
+): SimProcess {
   const log = env.logger.child({ role: 'writer' });
   const controller = new AbortController();
   setMaxListeners(1000, controller.signal);
@@ -171,39 +140,36 @@ export function strataWriter(env: Env, config: StrataWorkloadConfig, deps: Write
       const batch = lane.queue.splice(0, remoteWrite.batchSize);
       const push = deps.ledger.newPush(env.nodeName, lane.tenant, batch);
       const body = encodeBatch(batch);
-      const distributor = deps.distributors[pushCount++ % deps.distributors.length] as string;
       let backoff = remoteWrite.minBackoffMs;
       for (;;) {
         if (!(await waitForOutageEnd())) return;
+        // Each attempt goes to the next distributor, as through a round-robin load balancer,
+        // so a retry finds a live one while another is down.
+        const distributor = deps.distributors[pushCount++ % deps.distributors.length] as string;
         const attempt = deps.ledger.attemptStarted(push, deps.now());
+        let outcome;
         try {
-          await env.transport.call(
-            distributor,
-            {
-              method: DISTRIBUTOR_PUSH_METHOD,
-              body,
-              contentType: PROTOBUF_CONTENT_TYPE,
-              headers: { [TENANT_HEADER]: lane.tenant },
-            },
-            { timeoutMs: remoteWrite.timeoutMs, signal: controller.signal },
-          );
-          deps.ledger.attemptEnded(attempt, deps.now(), { kind: 'ok', status: 200 });
-          break;
-        } catch (err) {
-          if (controller.signal.aborted) return; // the attempt stays without an answer
-          const outcome = classifyPushError(err);
-          deps.ledger.attemptEnded(attempt, deps.now(), outcome);
-          if (outcome.kind === 'rejected') {
-            log.debug('push refused; dropping the batch', {
-              push: push.id,
-              message: outcome.message,
-            });
-            break;
-          }
-          log.debug('push failed; retrying', { push: push.id, code: outcome.code });
-          if (!(await sleep(backoff))) return;
-          backoff = Math.min(backoff * 2, remoteWrite.maxBackoffMs);
+          outcome = await pushBatch(env.http, distributor, body, {
+            tenant: lane.tenant,
+            timeoutMs: remoteWrite.timeoutMs,
+            signal: controller.signal,
+          });
+        } catch {
+          return; // stopping: the attempt stays without an answer
         }
+        deps.ledger.attemptEnded(attempt, deps.now(), outcome);
+        if (outcome.kind === 'ok') break;
+        if (outcome.kind === 'rejected') {
+          log.debug('push refused; dropping the batch', {
+            push: push.id,
+            status: outcome.code,
+            message: outcome.message,
+          });
+          break;
+        }
+        log.debug('push failed; retrying', { push: push.id, code: outcome.code });
+        if (!(await sleep(backoff))) return;
+        backoff = Math.min(backoff * 2, remoteWrite.maxBackoffMs);
       }
     }
   };

@@ -1,0 +1,53 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { workerLanes } from './swarm_pool.js';
+import { formatSwarmSummary, runSwarm, swarmJobs } from './swarm_runner.js';
+
+const tmp = mkdtempSync(join(tmpdir(), 'strata-swarm-pool-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+// A stand-in worker speaking the worker protocol (the real one runs built JavaScript only):
+// answers each job with a result naming its process, fails seed 3's checks and dies on seed 5.
+const worker = join(tmp, 'worker.mjs');
+writeFileSync(
+  worker,
+  `process.on('message', ({ id, payload }) => {
+  if (payload.seed === 5) process.exit(7);
+  process.send({ id, ok: true, payload: {
+    family: payload.family, seed: payload.seed, profile: payload.family + ':' + payload.seed,
+    replay: 'replay ' + payload.seed, passed: payload.seed !== 3,
+    failures: payload.seed === 3 ? [{ name: 'no_phantoms', detail: 'x' }] : [],
+    events: 10, virtualMs: 1000, wallMs: 1, traceHash: String(process.pid),
+  } });
+});
+process.on('disconnect', () => process.exit(0));
+`,
+);
+
+describe('swarm worker processes', () => {
+  it('run jobs in parallel processes; a worker that dies fails its run and is replaced', async () => {
+    const pool = workerLanes(2, worker);
+    try {
+      const jobs = swarmJobs({ runs: 8, firstSeed: 1, family: 'ingester-crash' });
+      const seen: number[] = [];
+      const summary = await runSwarm(jobs, pool.lanes, (r) => seen.push(r.seed));
+      expect(seen.sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+      expect(summary.failed.map((r) => [r.seed, r.failures.map((f) => f.name)])).toEqual([
+        [3, ['no_phantoms']],
+        [5, ['worker']],
+      ]);
+      expect(summary.failed[1]!.failures[0]!.detail).toMatch(/exited \(code 7\)/);
+      expect(summary.failed[1]!.replay).toBe(
+        'strata sim ingester-crash --seed 5 --swarm-profile ingester-crash:5',
+      );
+      expect(summary.events).toBe(70);
+      expect(formatSwarmSummary({ ...summary, wallMs: 100 })).toBe(
+        '8 runs, 2 failed, 70 events, ratio 70',
+      );
+    } finally {
+      pool.close();
+    }
+  });
+});
