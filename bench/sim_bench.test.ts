@@ -34,7 +34,7 @@ describe('strata bench --only=sim', () => {
     expect(out).toContain('## Simulator speed');
     // pingpong's default seed: events and virtual duration are exact, the timings are not.
     expect(out).toMatch(
-      /^\| pingpong \| 1 \| \d+ \| 150s \| [0-9]+ \/ [0-9]+ \| [0-9]+ \/ [0-9]+ \| [0-9.]+× \/ [0-9.]+× \| yes \|$/m,
+      /^\| pingpong \| 1 \| \d+ \| 150s \| [0-9]+ \/ [0-9]+ \| [0-9]+ \/ [0-9]+ \| [0-9.]+× \/ [0-9.]+× \| [0-9]+ \/ [0-9]+ \| yes \|$/m,
     );
     expect(err.match(/^sim: pingpong run \d\/2: /gm)).toHaveLength(2);
     expect(out).not.toContain('Bytes per sample');
@@ -47,6 +47,7 @@ describe('strata bench --only=sim', () => {
       events: 20_000,
       virtualMs: 180_000,
       wallMs: [100, 400, 300],
+      cpuMs: [150, 500, 350],
       bestEventsPerS: 200_000,
       bestRatio: 1800,
       medianEventsPerS: 66_667,
@@ -59,6 +60,7 @@ describe('strata bench --only=sim', () => {
     expect(table).toContain('| virtual/wall | ≥ 1000× | 600.0× | MISSED |');
     expect(table).toContain('| events/s | ≥ 100000 | 66667 | MISSED |');
     expect(table).toContain('| 100 / 300 |');
+    expect(table).toContain('| 150 / 350 |');
     const bad = simTable([{ ...base, ok: false, problems: ['trace hash x differs from y'] }], {
       scenarios: [],
       runs: 3,

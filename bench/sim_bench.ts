@@ -32,6 +32,11 @@ export interface SimBenchResult {
   virtualMs: number;
   /** Kernel wall time of every timed run, ms. */
   wallMs: number[];
+  /**
+   * Process CPU time (user + system) of every timed run, ms: the whole run including setup
+   * and judging the checks. Steadier than wall time on a shared machine.
+   */
+  cpuMs: number[];
   /** The fastest run's figures. */
   bestEventsPerS: number;
   bestRatio: number;
@@ -54,15 +59,19 @@ export async function runSimBench(opts: SimBenchOptions): Promise<SimBenchResult
       reports.push(await runScenario(scenario, scenario.seed, { commit }));
     }
     const timed: SimReport[] = [];
+    const cpuMs: number[] = [];
     for (let i = 0; i < opts.runs; i++) {
+      const before = process.cpuUsage();
       const r = await runScenario(scenario, scenario.seed, { commit });
+      const cpu = process.cpuUsage(before);
+      cpuMs.push((cpu.user + cpu.system) / 1000);
       opts.progress?.(
-        `sim: ${name} run ${i + 1}/${opts.runs}: ${r.events} events in ${r.wall_ms}ms (x${r.virtual_wall_ratio}, ${r.events_per_s} events/s)`,
+        `sim: ${name} run ${i + 1}/${opts.runs}: ${r.events} events in ${r.wall_ms}ms (x${r.virtual_wall_ratio}, ${r.events_per_s} events/s), ${Math.round(cpuMs[i] as number)}ms CPU`,
       );
       timed.push(r);
     }
     reports.push(...timed);
-    results.push(summarise(name, scenario.seed, reports, timed));
+    results.push({ ...summarise(name, scenario.seed, reports, timed), cpuMs });
   }
   return results;
 }
@@ -72,7 +81,7 @@ function summarise(
   seed: number,
   all: readonly SimReport[],
   timed: readonly SimReport[],
-): SimBenchResult {
+): Omit<SimBenchResult, 'cpuMs'> {
   const first = all[0] as SimReport;
   const problems: string[] = [];
   for (const r of all) {
@@ -121,12 +130,12 @@ export function simTable(results: readonly SimBenchResult[], opts: SimBenchOptio
   const lines = [
     `## Simulator speed (kernel wall time, ${opts.runs} timed run(s) per scenario${opts.warmup ? ' after a warm-up' : ''}, default seed)`,
     '',
-    '| scenario | seed | events | virtual | wall ms (best / median) | events/s (best / median) | virtual/wall (best / median) | deterministic, checks pass |',
-    '|---|---|---|---|---|---|---|---|',
+    '| scenario | seed | events | virtual | wall ms (best / median) | events/s (best / median) | virtual/wall (best / median) | CPU ms per run (best / median) | deterministic, checks pass |',
+    '|---|---|---|---|---|---|---|---|---|',
   ];
   for (const r of results) {
     lines.push(
-      `| ${r.scenario} | ${r.seed} | ${r.events} | ${(r.virtualMs / 1000).toFixed(0)}s | ${Math.min(...r.wallMs).toFixed(0)} / ${medianOf(r.wallMs).toFixed(0)} | ${r.bestEventsPerS.toFixed(0)} / ${r.medianEventsPerS.toFixed(0)} | ${r.bestRatio.toFixed(1)}× / ${r.medianRatio.toFixed(1)}× | ${r.ok ? 'yes' : `NO: ${r.problems.join('; ')}`} |`,
+      `| ${r.scenario} | ${r.seed} | ${r.events} | ${(r.virtualMs / 1000).toFixed(0)}s | ${Math.min(...r.wallMs).toFixed(0)} / ${medianOf(r.wallMs).toFixed(0)} | ${r.bestEventsPerS.toFixed(0)} / ${r.medianEventsPerS.toFixed(0)} | ${r.bestRatio.toFixed(1)}× / ${r.medianRatio.toFixed(1)}× | ${Math.min(...r.cpuMs).toFixed(0)} / ${medianOf(r.cpuMs).toFixed(0)} | ${r.ok ? 'yes' : `NO: ${r.problems.join('; ')}`} |`,
     );
   }
   const target = results.find((r) => r.scenario === SIM_TARGET_SCENARIO);

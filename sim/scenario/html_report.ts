@@ -219,7 +219,7 @@ function mark(
     case 'push.sent':
     case 'msg.sent':
     case 'msg.acked':
-      return `<line class="mark ${e.kind.startsWith('msg') ? 'push-acked' : cls}" x1="${px}" y1="${top + 6}" x2="${px}" y2="${top + LANE_H - 9}">${title}</line>`;
+      return `<line class="mark ${e.kind === 'msg.acked' ? 'push-acked' : e.kind === 'msg.sent' ? 'push-sent' : cls}" x1="${px}" y1="${top + 6}" x2="${px}" y2="${top + LANE_H - 9}">${title}</line>`;
     case 'block.cut':
     case 'block.uploaded':
     case 'block.deleted':

@@ -25,7 +25,10 @@ export const lateSenderFamily: SwarmFamily = {
     'must accept all); 3 ingesters RF 3 (so every ingester holds every series and its newest ' +
     "sample time is the tenant's); at most one ingester crashed or cut off at a time, none loses power (a " +
     'power loss empties its head and with it the newest sample time the rule depends on), no ' +
-    'random message loss; every fault ends 5 minutes before the scrapes stop.',
+    'random message loss; every fault ends 2 minutes before the late writer comes back, so ' +
+    'all replicas see the same pushes when they judge its catch-up (a replica that missed ' +
+    "some would judge samples at the window's edge on its own, leaving them on one replica, " +
+    'which quorum reads may or may not return).',
   derive(doc: ScenarioDoc, r: RandomStream): DerivedMix {
     const summary: string[] = [];
     // Exactly three ingesters: with more, each holds only some series, its own newest sample
@@ -78,10 +81,10 @@ export const lateSenderFamily: SwarmFamily = {
     )
       .filter(([, p]) => chance(r, p))
       .map(([k]): EpisodeKind => k);
-    // The base's scrapes stop at 85m and the reads start at 87m.
+    // Faults end 2 minutes before the late writer returns (the scrapes stop at 85m).
     const bounds: EpisodeBounds = {
       fromMs: 2 * MINUTE,
-      untilMs: 80 * MINUTE,
+      untilMs: (fromMin + lastsMin - 2) * MINUTE,
       gapMs: [30_000, 10 * MINUTE],
       downMs: [2_000, 40_000],
       partitionMs: [2_000, 20_000],

@@ -1,6 +1,7 @@
 import { formatDuration } from '../../fields/index.js';
 import type { ObjectStoreEvent } from '../../runtime/index.js';
-import type { CheckResult } from '../workload.js';
+import { Failures } from '../violations.js';
+import type { CheckResult, RunEvent } from '../workload.js';
 import {
   BLOCK_OBJECT,
   DELETION_MARK,
@@ -132,7 +133,7 @@ export function checkSourcesCoveredBeforeMarked(input: {
   epochMs: number;
 }): CheckResult {
   const { epochMs } = input;
-  const failures: string[] = [];
+  const failures = new Failures();
   const metas = new Map<string, UploadedMeta>();
   const present = new Set<string>();
   const judged = new Set<string>();
@@ -173,13 +174,25 @@ export function checkSourcesCoveredBeforeMarked(input: {
       );
     });
     if (cover === undefined)
-      failures.push(
+      failures.add(
         `${e.by} marked ${marked.tenant}/${span(marked, epochMs)} for deletion at ${rel(epochMs, e.at)} while no complete block held its sources ${needed.join(',')}`,
+        {
+          observedAt: e.at,
+          events: [
+            {
+              at: marked.uploadedAt,
+              node: marked.by ?? 'objstore',
+              kind: 'block.uploaded',
+              detail: `block ${marked.ulid} of ${marked.tenant}`,
+            },
+            bucketWrite(e),
+          ],
+          nodes: [e.by],
+        },
       );
   }
-  return verdict(
+  return failures.verdict(
     'sources_covered_before_marked',
-    failures,
     'block(s) marked for deletion before their data was elsewhere',
     `${marks} block(s) marked for deletion by the compactors, each after a complete block held all its sources`,
   );
@@ -211,7 +224,7 @@ export function checkOneCompactorPerTenant(input: {
   /** The stable period a time falls in: the end of the last window before it. */
   const periodOf = (t: number): number =>
     windows.filter((w) => w.until < t).reduce((p, w) => Math.max(p, w.until), epochMs);
-  const failures: string[] = [];
+  const failures = new Failures();
   const writers = new Map<string, Map<string, ObjectStoreEvent>>();
   let judged = 0;
   const tenants = new Set(input.tenants);
@@ -235,13 +248,19 @@ export function checkOneCompactorPerTenant(input: {
     const who = [...byNode.values()]
       .map((e) => `${e.by} (${e.op} ${e.name} at ${rel(epochMs, e.at)})`)
       .join(' and ');
-    failures.push(
+    // Observed at the first write of the second node in the period.
+    const firsts = [...byNode.values()];
+    failures.add(
       `${tenant}: written by ${who} between ${rel(epochMs, Number(from))} and ${rel(epochMs, next?.from ?? input.endMs)}, outside any ring transition`,
+      {
+        observedAt: Math.max(...firsts.slice(0, 2).map((e) => e.at)),
+        events: firsts.map(bucketWrite),
+        nodes: firsts.map((e) => e.by ?? 'objstore'),
+      },
     );
   }
-  return verdict(
+  return failures.verdict(
     'one_compactor_per_tenant',
-    failures,
     'tenant(s) worked on by two compactors at once',
     `${judged} compactor writes outside ${windows.length} ring-transition window(s), each tenant's from one compactor per stable period`,
   );
@@ -308,4 +327,14 @@ export function checkBucketIndexMatchesListing(input: {
     'bucket index(es) differing from the bucket',
     `the last index of each tenant equals the bucket's content: ${lines.join('; ')}`,
   );
+}
+
+/** A compactor's bucket call as a report event, on the compactor's lane. */
+function bucketWrite(e: ObjectStoreEvent): RunEvent {
+  return {
+    at: e.at,
+    node: e.by ?? 'objstore',
+    kind: e.op === 'upload' ? 'object.uploaded' : 'object.deleted',
+    detail: e.name,
+  };
 }

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { AckLedger } from '../pingpong/ledger.js';
 import { checkDurability, checkLiveness as checkPingPongLiveness } from '../pingpong/checks.js';
 import { checkAckedReadableExactlyOnce, checkIngestionRule, checkLiveness } from './checks.js';
+import { checkOneCompactorPerTenant } from './checks_compaction.js';
 import { checkBlocksShipped } from './checks_long_term.js';
 import { WriteLedger, type AttemptOutcome } from './ledger.js';
 import { ReferenceModel } from './model.js';
@@ -135,6 +136,34 @@ describe('violation evidence', () => {
             kind: 'block.cut',
             detail: 'block 01JAAAAAAAAAAAAAAAAAAAAAA1 of t',
           },
+        ],
+      }),
+    ]);
+  });
+
+  it('one_compactor_per_tenant: observed when the second compactor first wrote, on both lanes', () => {
+    const write = (at: number, by: string, name: string) =>
+      ({ at, op: 'upload', name, existed: false, by }) as const;
+    const r = checkOneCompactorPerTenant({
+      history: [
+        write(1 * M, 'c1', 't/bucket-index.json.gz'),
+        write(3 * M, 'c2', 't/markers/x'),
+        write(4 * M, 'c1', 't/y'),
+      ],
+      compactors: new Set(['c1', 'c2']),
+      tenants: ['t'],
+      windows: [],
+      epochMs: 0,
+      endMs: 10 * M,
+    });
+    expect(r.verdict).toBe('fail');
+    expect(r.violations).toEqual([
+      expect.objectContaining({
+        observedAt: 3 * M,
+        nodes: ['c1', 'c2'],
+        events: [
+          { at: 1 * M, node: 'c1', kind: 'object.uploaded', detail: 't/bucket-index.json.gz' },
+          { at: 3 * M, node: 'c2', kind: 'object.uploaded', detail: 't/markers/x' },
         ],
       }),
     ]);

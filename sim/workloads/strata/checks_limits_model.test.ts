@@ -142,6 +142,22 @@ describe('LimitsModel', () => {
     ]);
   });
 
+  it('an attempt without an answer leaves the series count, and so later new series, undecided', () => {
+    const w = world();
+    w.push(0, [0, 2], 1, ok);
+    w.push(5, [0, 2, 3], 1, { kind: 'unknown', code: 'timeout', message: 'no answer' });
+    // Series 3 may exist now; with it, series 1 would break the per-user limit of 3.
+    w.push(10, [0, 2, 3, 1], 1, ok);
+    const model = new LimitsModel(w.ledger, config(), EPOCH, () => true);
+    expect(model.problems()).toEqual([]);
+    const fates = [...w.ledger.samples('t')].map((s) => `${s.push!.id}:${model.fateOf(s)}`);
+    expect(fates.sort()).toEqual(
+      ['1:present', '1:present', '2:maybe', '2:maybe', '2:maybe']
+        .concat(['3:maybe', '3:maybe', '3:maybe', '3:maybe'])
+        .sort(),
+    );
+  });
+
   it('label limits are judged by the phase in force when the attempt was sent', () => {
     const raised: LimitSet = { ...LIMITS, maxLabelNamesPerSeries: 6 };
     const probe = probeLabels('names', 1, LIMITS); // 5 labels: over 4, within 6

@@ -113,6 +113,14 @@ export class LimitsModel {
     const perMetric = new Map<string, number>();
     // One token bucket per distributor: the k-th push of the tenant went to distributor k mod n.
     const buckets = new Map<number, Bucket>();
+    // Set once an attempt without a decisive answer may have created series: from then on
+    // the model no longer knows how many series the ingesters hold, and leaves undecided
+    // every push that brings a new series.
+    let seriesUnknown = false;
+    /** Series that may or may not have been created (then every push carrying one is undecided). */
+    const uncertain = new Set<string>();
+    const undecided = (valid: readonly PushSeries[]): PushSeries[] =>
+      valid.filter((s) => uncertain.has(s.series) || (seriesUnknown && !created.has(s.series)));
     for (const [k, push] of pushes.entries()) {
       const series = groupSeries(push.samples);
       const d = k % this.distributors;
@@ -182,6 +190,11 @@ export class LimitsModel {
             record(rateAnswer);
           } else {
             tokens.lo = Math.max(0, tokens.lo - n);
+            for (const s of valid)
+              if (!created.has(s.series)) {
+                seriesUnknown = true;
+                uncertain.add(s.series);
+              }
             this.written.set(push, undefined);
             record({ status: undefined, describe: 'no decisive answer' });
           }
@@ -190,6 +203,13 @@ export class LimitsModel {
         if (tokens.hi < n) problems.push(`${n} samples passed the rate limit although ${bucket}`);
         tokens.lo = Math.max(0, Math.max(tokens.lo, n) - n);
         tokens.hi = Math.max(0, tokens.hi - n);
+        const unsure = undecided(valid);
+        if (unsure.length > 0) {
+          for (const s of unsure) uncertain.add(s.series);
+          this.written.set(push, undefined);
+          record({ status: undefined, describe: 'undecided: the series count is unknown' });
+          continue;
+        }
         // Written: the ingesters create series in push order, up to the series limits.
         const wrote = new Set<string>();
         let refusal: ExpectedAnswer | undefined;

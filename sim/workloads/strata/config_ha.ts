@@ -138,7 +138,7 @@ export function applyHaTracker(config: Config, ha: HaConfig): void {
 
 export function describeHa(ha: HaConfig): string[] {
   const lines = [
-    `  HA tracker: update timeout ${formatDuration(ha.updateTimeoutMs)} (jitter up to ${formatDuration(ha.updateTimeoutJitterMaxMs)}), failover timeout ${formatDuration(ha.failoverTimeoutMs)}; ${ha.series} series per cluster and tenant, labels ${HA_CLUSTER_LABEL}/${HA_REPLICA_LABEL}`,
+    `  HA tracker: update timeout ${formatDuration(ha.updateTimeoutMs)} (jitter up to ${formatDuration(ha.updateTimeoutJitterMaxMs)}), failover timeout ${formatDuration(ha.failoverTimeoutMs)}; ${ha.series} series per cluster and tenant (the replicas' writers ignore scrape.series), labels ${HA_CLUSTER_LABEL}/${HA_REPLICA_LABEL}`,
     ...[...ha.clusters].map(
       ([c, rs]) => `    cluster ${c}: replicas ${rs.join(', ')} (each scrapes the same series)`,
     ),

@@ -228,7 +228,7 @@ export async function writeLimitsRuntimeConfig(
 
 export function describeLimits(l: LimitsScenarioConfig): string[] {
   const lines = [
-    `  limits: ${l.strategy} rate strategy, runtime config reloaded every ${formatDuration(l.reloadPeriodMs)}, writer quiet ${formatDuration(l.quietMs)} from 1s before each change; ${l.grow} new series per scrape up to ${l.maxSeries}, bursts of ${l.burstRun} scrape(s) every ${l.burstEvery}`,
+    `  limits: ${l.strategy} rate strategy, runtime config reloaded every ${formatDuration(l.reloadPeriodMs)}, writer quiet ${formatDuration(l.quietMs)} from 1s before each change; the writer ignores scrape.series: ${l.grow} new series per scrape up to ${l.maxSeries}, bursts of ${l.burstRun} scrape(s) every ${l.burstEvery}`,
     ...l.phases.map(
       (p) =>
         `    from +${formatDuration(p.atMs)}: rate ${p.limits.ingestionRate}/s burst ${p.limits.ingestionBurstSize}, series ${p.limits.maxSeriesPerUser}/user ${p.limits.maxSeriesPerMetric}/metric, labels ${p.limits.maxLabelNamesPerSeries} names, name ${p.limits.maxLabelNameLength}B, value ${p.limits.maxLabelValueLength}B`,
