@@ -16,6 +16,7 @@ import {
 import { Querier, registerQuerierRoutes } from '../querier/index.js';
 import type { StrataContext } from './context.js';
 import { DEV_BUILD_INFO } from './build_info.js';
+import { distributorLifecyclerService } from './distributor_ring.js';
 import { INGESTER_RING_KEY, deferredKV, ingesterRingProxy } from './ring_client.js';
 import type { Service } from '../services/index.js';
 import { openComponentBucket, withClosedBucket, withSubservices } from './bucket.js';
@@ -68,7 +69,7 @@ export function distributorService(ctx: StrataContext): Service {
     },
   );
   registerDistributorRoutes(http, distributor);
-  return distributor;
+  return withSubservices(distributor, [distributorLifecyclerService(ctx)]);
 }
 
 export function ingesterService(ctx: StrataContext): Service {
