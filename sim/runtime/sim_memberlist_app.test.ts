@@ -15,6 +15,11 @@ function withRingStore(name: string, store: string): string {
   if (path === undefined) throw new Error(`built-in scenario ${name} not found`);
   const doc = parseYaml(readHostTextFile(path)) as { workload: Record<string, unknown> };
   doc.workload['ring_store'] = store;
+  // Gossip needs a few seconds to show every ingester to the distributor: a push before that
+  // reaches two replicas only, and the power loss of one of them leaves a single copy, which
+  // a quorum read may miss (two replica failures for one sample, beyond what RF 3 promises).
+  // So the writer starts once the rings have converged.
+  (doc.workload['scrape'] as Record<string, unknown>)['start'] = '10s';
   return stringifyYaml(doc);
 }
 

@@ -4,7 +4,7 @@ import { SWARM_FAMILIES } from './profile.js';
 import { runSwarmJob } from './swarm_job.js';
 
 /** Seeds per family of the bounded swarm `npm test` runs (the nightly command runs 1,000). */
-const SEEDS_PER_FAMILY = 2;
+const SEEDS_PER_FAMILY = 3;
 
 async function sim(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = '';

@@ -67,6 +67,9 @@ export async function runSwarmCommand(opts: SwarmCommandOptions, io: Output): Pr
         io.stdout(`... ${done}/${opts.runs} runs, ${failed} failed\n`);
     });
     const wallMs = hostWallClockMs() - started;
+    // Failures again, in seed order, so a long swarm's verdict reads in one place.
+    if (summary.failed.length > 0)
+      io.stdout(['failed runs:', ...summary.failed.map(formatSwarmFailure)].join('\n') + '\n');
     io.stdout(`${formatSwarmSummary({ ...summary, wallMs })}\n`);
     return summary.failed.length === 0 ? 0 : 1;
   } finally {

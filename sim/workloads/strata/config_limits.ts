@@ -148,19 +148,17 @@ export function phaseAt(l: LimitsScenarioConfig, offsetMs: number): LimitsPhase 
   return current;
 }
 
-/** True when `offsetMs` falls in a quiet window (a later phase's reload may be pending). */
-export function inQuietWindow(l: LimitsScenarioConfig, offsetMs: number): boolean {
-  return l.phases.some(
-    (p, i) => i > 0 && offsetMs >= p.atMs - 1_000 && offsetMs < p.atMs + l.quietMs,
-  );
-}
-
 /** The end of the quiet window covering `offsetMs`, if one does. */
 export function quietEndAt(l: LimitsScenarioConfig, offsetMs: number): number | undefined {
   for (const [i, p] of l.phases.entries())
     if (i > 0 && offsetMs >= p.atMs - 1_000 && offsetMs < p.atMs + l.quietMs)
       return p.atMs + l.quietMs;
   return undefined;
+}
+
+/** True when `offsetMs` falls in a quiet window (a later phase's reload may be pending). */
+export function inQuietWindow(l: LimitsScenarioConfig, offsetMs: number): boolean {
+  return quietEndAt(l, offsetMs) !== undefined;
 }
 
 /**

@@ -129,3 +129,43 @@ describe('limits (each seed twice)', () => {
     BROKEN_TIMEOUT_MS,
   );
 });
+
+describe('limits-global (each seed twice)', () => {
+  it(
+    'two distributors in the distributor ring each allow half the rate: every answer documented, accepted set read back',
+    async () => {
+      for (const r of await sweep('limits-global')) {
+        const v = verdicts(r);
+        // The model holds each distributor to ingestion_rate / 2, so every 429 named the
+        // divided limit and every pass fitted a half-rate bucket.
+        expect(v['limits_enforced']!.detail).toMatch(
+          /refusals by limit: rate [1-9]\d*, label_names [1-9]\d*, label_name_length [1-9]\d*, label_value_length [1-9]\d*, series_per_user [1-9]\d*, series_per_metric [1-9]\d*/,
+        );
+        expect(v['limits_accepted_set']!.detail).toMatch(
+          /^[1-9]\d* samples accepted and stored, [1-9]\d* refused and absent/,
+        );
+        expect(r.details.plan.join('\n')).toContain('limits: global rate strategy');
+      }
+    },
+    SWEEP_TIMEOUT_MS,
+  );
+
+  it(
+    'off_by_one_burst: one burst too many through either distributor fails limits_enforced',
+    async () => {
+      const broken = parseScenario(
+        withWorkload('limits-global', 'limits', 'broken', 'off_by_one_burst'),
+        'limits-global(broken=off_by_one_burst)',
+      );
+      const bad = await runScenario(broken, 1, { commit });
+      expect(bad.passed).toBe(false);
+      const v = verdicts(bad);
+      expect(v['limits_enforced']!.verdict).toBe('fail');
+      // The bucket named is one distributor's, at half the phase's ingestion_rate of 80.
+      expect(v['limits_enforced']!.detail).toMatch(
+        /push #\d+ of team-[ab] \(attempt sent \+\d+(\.\d+)?s\): \d+ samples passed the rate limit although tokens between \d+\.\d and \d+\.\d on distributor [12] \(rate 40\/s, burst 150\)/,
+      );
+    },
+    BROKEN_TIMEOUT_MS,
+  );
+});
