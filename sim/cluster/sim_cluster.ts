@@ -61,7 +61,10 @@ export class SimCluster {
   readonly http: SimHttpNetwork;
 
   constructor(private readonly deps: SimClusterDeps) {
-    this.http = new SimHttpNetwork({ kernel: deps.services.kernel, network: deps.services.network });
+    this.http = new SimHttpNetwork({
+      kernel: deps.services.kernel,
+      network: deps.services.network,
+    });
   }
 
   private get kernel(): SimKernel {

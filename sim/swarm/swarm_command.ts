@@ -30,7 +30,12 @@ interface Output {
  * Prints a line per failed run (failing checks and replay command) and the summary; exit
  * code 0 when every run passed, 1 otherwise, 2 for a bad family.
  */
-export async function runSwarmCommand(opts: SwarmCommandOptions, io: Output): Promise<number> {
+export async function runSwarmCommand(
+  opts: SwarmCommandOptions,
+  io: Output,
+  /** Where runs go instead of worker processes (tests). */
+  lanesOverride?: readonly SwarmLane[],
+): Promise<number> {
   let jobs;
   try {
     jobs = swarmJobs({
@@ -49,8 +54,8 @@ export async function runSwarmCommand(opts: SwarmCommandOptions, io: Output): Pr
       `families ${families.map((f) => f.name).join(', ')}, ${workers === 0 ? 'in process' : `${workers} worker process(es)`}\n`,
   );
   for (const f of families) io.stdout(`  ${f.name} promise: ${f.promise}\n`);
-  const pool = workers === 0 ? undefined : workerLanes(workers);
-  const lanes: SwarmLane[] = pool?.lanes ?? [runSwarmJob];
+  const pool = workers === 0 || lanesOverride !== undefined ? undefined : workerLanes(workers);
+  const lanes: readonly SwarmLane[] = lanesOverride ?? pool?.lanes ?? [runSwarmJob];
   const started = hostWallClockMs();
   try {
     // Progress every tenth of the swarm (at least every 10 runs), so a long swarm shows life.

@@ -2,6 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { runSwarmCommand } from './swarm_command.js';
+import type { SwarmJob } from './swarm_job.js';
 import { workerLanes } from './swarm_pool.js';
 import { formatSwarmSummary, runSwarm, swarmJobs } from './swarm_runner.js';
 
@@ -49,5 +51,52 @@ describe('swarm worker processes', () => {
     } finally {
       pool.close();
     }
+  });
+});
+
+describe('strata sim --swarm output', () => {
+  it('prints each failure with its failing checks and replay command, again in seed order, then the summary', async () => {
+    let out = '';
+    const fake = (failing: readonly number[]) => (job: SwarmJob) =>
+      Promise.resolve({
+        family: job.family,
+        seed: job.seed,
+        profile: `${job.family}:${job.seed}`,
+        replay: `strata sim ${job.family} --seed ${job.seed} --swarm-profile ${job.family}:${job.seed}`,
+        passed: !failing.includes(job.seed),
+        failures: failing.includes(job.seed)
+          ? [
+              { name: 'acked_readable_exactly_once', detail: 'lost' },
+              { name: 'liveness', detail: 'slow' },
+            ]
+          : [],
+        events: 100,
+        virtualMs: 180_000,
+        wallMs: 1,
+        traceHash: 'h',
+      });
+    const code = await runSwarmCommand(
+      { runs: 12, firstSeed: 1, family: 'ingester-crash', jobs: 1 },
+      { stdout: (s) => (out += s), stderr: (s) => (out += s) },
+      [fake([4, 9])],
+    );
+    expect(code).toBe(1);
+    const failLine = (seed: number) =>
+      `FAIL ingester-crash:${seed} seed ${seed} [acked_readable_exactly_once, liveness]: strata sim ingester-crash --seed ${seed} --swarm-profile ingester-crash:${seed}`;
+    const lines = out.trimEnd().split('\n');
+    expect(lines.filter((l) => l === failLine(4))).toHaveLength(2);
+    expect(lines.slice(-4, -1)).toEqual(['failed runs:', failLine(4), failLine(9)]);
+    expect(lines).toContain('... 10/12 runs, 2 failed');
+    expect(lines.at(-1)).toMatch(/^12 runs, 2 failed, 1200 events, ratio [\d.]+$/);
+
+    out = '';
+    const ok = await runSwarmCommand(
+      { runs: 3, firstSeed: 1, jobs: 1 },
+      { stdout: (s) => (out += s), stderr: (s) => (out += s) },
+      [fake([])],
+    );
+    expect(ok).toBe(0);
+    expect(out).not.toContain('FAIL');
+    expect(out.trimEnd().split('\n').at(-1)).toMatch(/^3 runs, 0 failed, 300 events, ratio/);
   });
 });

@@ -151,6 +151,29 @@ describe('limits-global (each seed twice)', () => {
   );
 
   it(
+    'a distributor crash changes the count the model holds fixed: the limits checks refuse to judge',
+    async () => {
+      const path = builtinScenarioPath('limits-global');
+      if (path === undefined) throw new Error('built-in scenario limits-global not found');
+      const doc = parseYaml(readHostTextFile(path)) as Record<string, unknown>;
+      doc['schedule'] = [
+        { at: '30s', crash: 'distributor-2' },
+        { at: '35s', restart: 'distributor-2' },
+      ];
+      const crashed = parseScenario(stringifyYaml(doc), 'limits-global(crash)');
+      const r = await runScenario(crashed, 1, { commit });
+      const v = verdicts(r);
+      for (const check of ['limits_enforced', 'limits_accepted_set']) {
+        expect(v[check]!.verdict).toBe('fail');
+        expect(v[check]!.detail).toBe(
+          'the limits model holds the healthy distributors at 2 under the global strategy, but distributor-2 has a crash at +30s: not supported',
+        );
+      }
+    },
+    BROKEN_TIMEOUT_MS,
+  );
+
+  it(
     'off_by_one_burst: one burst too many through either distributor fails limits_enforced',
     async () => {
       const broken = parseScenario(

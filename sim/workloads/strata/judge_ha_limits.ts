@@ -1,7 +1,13 @@
 import type { RandomStream } from '../../../src/runtime/index.js';
 import type { SimNodeEnv } from '../../runtime/index.js';
 import type { SimProcess } from '../../cluster/index.js';
-import { ScenarioError, readDuration, readObject, readStringList } from '../../fields/index.js';
+import {
+  ScenarioError,
+  formatDuration,
+  readDuration,
+  readObject,
+  readStringList,
+} from '../../fields/index.js';
 import type { CheckResult, CheckSpec, WorkloadContext } from '../workload.js';
 import {
   checkHaFailover,
@@ -119,6 +125,12 @@ export function judgeHaLimitsCheck(
     const l = config.limits;
     if (l === undefined) return fail(spec.name, 'needs workload.limits');
     const distributors = (ctx.nodesByRole.get('distributor') ?? []).length;
+    const changed = distributorCountChange(config, ctx);
+    if (changed !== undefined)
+      return fail(
+        spec.name,
+        `the limits model holds the healthy distributors at ${distributors} under the global strategy, but ${changed}: not supported`,
+      );
     const isLimitsWriter = (w: string): boolean => haReplicaOf(config.ha, w) === undefined;
     const model = new LimitsModel(ledger, l, ctx.epochMs, isLimitsWriter, distributors);
     const lc = { ledger, reads, model, tenants, epochMs: ctx.epochMs, isLimitsWriter };
@@ -138,6 +150,31 @@ export function judgeHaLimitsCheck(
         readObject(spec.options, where, []);
         return checkLimitsAcceptedSet(lc);
     }
+  }
+  return undefined;
+}
+
+/**
+ * Under the global strategy with several distributors the model divides the rate by a fixed
+ * count: each rate limiter sizes a tenant's bucket at its first push and re-reads the count
+ * only every 10s, so a distributor that starts after the first scrape, crashes, stops or is
+ * partitioned would make the model wrong rather than the product. Names the first such event.
+ */
+function distributorCountChange(
+  config: StrataWorkloadConfig,
+  ctx: WorkloadContext,
+): string | undefined {
+  const names = new Set(ctx.nodesByRole.get('distributor') ?? []);
+  if (config.limits?.strategy !== 'global' || names.size < 2) return undefined;
+  const at = (ms: number): string => `+${formatDuration(ms - ctx.epochMs)}`;
+  // A distributor joins within one KV round trip; a second's margin before the first scrape.
+  const lastStart = ctx.epochMs + config.scrape.startMs - 1_000;
+  for (const e of ctx.nodeEvents)
+    if (names.has(e.node) && !(e.kind === 'start' && e.at <= lastStart))
+      return `${e.node} has a ${e.kind} at ${at(e.at)}`;
+  for (const f of ctx.faultEvents) {
+    const named = f.names.find((n) => names.has(n));
+    if (named !== undefined) return `${named} is named by a ${f.kind} at ${at(f.at)}`;
   }
   return undefined;
 }
