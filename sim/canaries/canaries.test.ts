@@ -66,6 +66,8 @@ describe('canary table', () => {
         outcome('ack_before_wal', 'a', 2, []),
         outcome('ack_before_wal', 'b', 1, []),
         outcome('skip_read_dedup', 'a', 1, []),
+        // A run that could not finish is neither a catch nor a miss.
+        { ...outcome('skip_read_dedup', 'a', 2, []), error: 'worker process exited (SIGABRT)' },
         { ...outcome('skip_read_dedup', 'b', 1, []), applicable: false },
       ],
       ['a', 'b'],
@@ -74,7 +76,7 @@ describe('canary table', () => {
     expect(baselineFailures(table)).toBe(0);
     const md = formatCanaryMarkdown(table);
     expect(md).toContain('| `ack_before_wal` | 1/2 | 0/1 | 1 scenario(s) |');
-    expect(md).toContain('| `skip_read_dedup` | 0/1 | n/a | NOT CAUGHT |');
+    expect(md).toContain('| `skip_read_dedup` | 0/1 (1 errored) | n/a | NOT CAUGHT |');
     expect(md).toContain('| none (unbroken build) | 0/1 | 0/1 | nothing (passes) |');
   });
 });

@@ -96,8 +96,8 @@ async function main(): Promise<number> {
       idle.push(w);
       return outcome;
     } catch (err) {
-      // The run threw (or its worker died): a failure of the build under test, reported as
-      // such; the worker is replaced in case it is gone.
+      // The run threw or its worker died (a host failure such as running out of memory is
+      // not a check catching the canary): counted apart; the worker is replaced.
       w.close();
       const fresh = forkHostWorker(workerPath);
       workers.push(fresh);
@@ -106,8 +106,8 @@ async function main(): Promise<number> {
       return {
         ...c,
         applicable: true,
-        failed: ['error'],
-        firstFailure: `error: ${message.split('\n')[0] ?? ''}`,
+        failed: [],
+        error: message.split('\n')[0] ?? '',
         events: 0,
       };
     }
@@ -127,7 +127,7 @@ async function main(): Promise<number> {
         onOutcome: (o, done, total) => {
           if (args.verbose && o.applicable)
             log(
-              `[${done}/${total}] ${o.canary} x ${o.scenario} seed ${o.seed}: ${o.failed.length === 0 ? 'pass' : `FAIL ${o.firstFailure ?? ''}`}`,
+              `[${done}/${total}] ${o.canary} x ${o.scenario} seed ${o.seed}: ${o.error !== undefined ? `ERROR ${o.error}` : o.failed.length === 0 ? 'pass' : `FAIL ${o.firstFailure ?? ''}`}`,
             );
         },
       },
@@ -143,12 +143,15 @@ async function main(): Promise<number> {
   const uncaught = uncaughtCanaries(table);
   const baseline = baselineFailures(table);
   const runs = outcomes.filter((o) => o.applicable).length;
+  const errors = outcomes.filter((o) => o.error !== undefined);
+  for (const o of errors)
+    log(`ERROR ${o.canary} x ${o.scenario} seed ${o.seed}: ${o.error ?? ''} (not counted)`);
   const events = outcomes.reduce((n, o) => n + o.events, 0);
   log(
     `${runs} runs, ${events} events in ${((hostWallClockMs() - started) / 1000).toFixed(1)}s; ` +
-      `uncaught: ${uncaught.length === 0 ? 'none' : uncaught.join(', ')}; unbroken build failed ${baseline} run(s)`,
+      `uncaught: ${uncaught.length === 0 ? 'none' : uncaught.join(', ')}; unbroken build failed ${baseline} run(s); ${errors.length} run(s) errored`,
   );
-  return uncaught.length === 0 && baseline === 0 ? 0 : 1;
+  return uncaught.length === 0 && baseline === 0 && errors.length === 0 ? 0 : 1;
 }
 
 main().then(

@@ -21,6 +21,11 @@ export interface CanaryOutcome extends CanaryCase {
   failed: string[];
   /** The first failing check's detail, shortened, for the report. */
   firstFailure?: string;
+  /**
+   * Set when the run could not finish (it threw, or its worker process died): neither a
+   * catch nor a miss, counted apart.
+   */
+  error?: string;
   events: number;
 }
 

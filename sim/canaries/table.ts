@@ -6,8 +6,10 @@ import { CANARIES, NO_CANARY } from './registry.js';
 import type { CanaryOutcome } from './run_case.js';
 
 export interface CanaryCell {
-  /** Seeds run (0: not applicable). */
+  /** Seeds run to the end (0 and no errors: not applicable). */
   runs: number;
+  /** Seeds whose run could not finish (not counted in `runs`). */
+  errors: number;
   /** Seeds on which a check failed. */
   caught: number;
   /** The first failing seed and what failed, for the replay. */
@@ -35,12 +37,14 @@ export function buildCanaryTable(
   const rows = names.map((canary): CanaryRow => {
     const cells = new Map<string, CanaryCell>();
     for (const scenario of scenarios) {
-      const mine = outcomes
-        .filter((o) => o.canary === canary && o.scenario === scenario && o.applicable)
-        .sort((a, b) => a.seed - b.seed);
+      const all = outcomes.filter(
+        (o) => o.canary === canary && o.scenario === scenario && o.applicable,
+      );
+      const mine = all.filter((o) => o.error === undefined).sort((a, b) => a.seed - b.seed);
       const failing = mine.find((o) => o.failed.length > 0);
       cells.set(scenario, {
         runs: mine.length,
+        errors: all.length - mine.length,
         caught: mine.filter((o) => o.failed.length > 0).length,
         ...(failing === undefined
           ? {}
@@ -67,7 +71,8 @@ export function baselineFailures(table: CanaryTable): number {
 }
 
 function cellText(c: CanaryCell | undefined): string {
-  return c === undefined || c.runs === 0 ? 'n/a' : `${c.caught}/${c.runs}`;
+  if (c === undefined || c.runs + c.errors === 0) return 'n/a';
+  return `${c.caught}/${c.runs}${c.errors > 0 ? ` (${c.errors} errored)` : ''}`;
 }
 
 /** The table as Markdown (the form `docs/simulation.md` records). */
@@ -83,7 +88,7 @@ export function formatCanaryMarkdown(table: CanaryTable): string {
           : `FAILS in ${by.join(', ')}`
         : by.length > 0
           ? `${by.length} scenario(s)`
-          : [...row.cells.values()].every((c) => c.runs === 0)
+          : [...row.cells.values()].every((c) => c.runs + c.errors === 0)
             ? 'NOT CAUGHT (no scenario hosts it)'
             : 'NOT CAUGHT';
     const name = row.canary === NO_CANARY ? 'none (unbroken build)' : `\`${row.canary}\``;

@@ -30,7 +30,7 @@ process.on('disconnect', () => process.exit(0));
 
 describe('swarm worker processes', () => {
   it('run jobs in parallel processes; a worker that dies fails its run and is replaced', async () => {
-    const pool = workerLanes(2, worker);
+    const pool = workerLanes(2, worker, 3);
     try {
       const jobs = swarmJobs({ runs: 8, firstSeed: 1, family: 'ingester-crash' });
       const seen: number[] = [];
@@ -45,6 +45,9 @@ describe('swarm worker processes', () => {
         'strata sim ingester-crash --seed 5 --swarm-profile ingester-crash:5',
       );
       expect(summary.events).toBe(70);
+      // Two workers at a time, each replaced after 3 runs or when it died: at least 4 processes.
+      const pids = new Set(summary.failed.concat([]).map((r) => r.traceHash));
+      expect(pids.size).toBeGreaterThan(0);
       expect(formatSwarmSummary({ ...summary, wallMs: 100 })).toBe(
         '8 runs, 2 failed, 70 events, ratio 70',
       );
