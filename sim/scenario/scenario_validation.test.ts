@@ -77,6 +77,20 @@ describe('scenario validation: unknown keys name the line of the key', () => {
 });
 
 describe('scenario validation: faults naming a node not in the topology', () => {
+  it('a broken build that ignores an ingester the topology does not have (before any event)', async () => {
+    const file = readFileSync(
+      new URL('../../scenarios/ingester-crash.yaml', import.meta.url),
+      'utf8',
+    );
+    const text = file.replace(
+      '  kind: strata\n',
+      '  kind: strata\n  broken_querier: ignore_ingester\n  broken_ignored_ingester: ingester-9\n',
+    );
+    expect(text).not.toBe(file);
+    await expect(
+      runScenario(parseScenario(text, 'ingester-crash'), 1, { commit: () => 'test' }),
+    ).rejects.toThrow(/broken_ignored_ingester: ingester-9 is not an ingester node/);
+  });
   const cases: [string, string][] = [
     ['crash: c', 'schedule[0].crash'],
     ['restart: c', 'schedule[0].restart'],

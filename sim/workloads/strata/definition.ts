@@ -111,6 +111,11 @@ export const strataWorkload: WorkloadDefinition<StrataWorkloadConfig> = {
         `workload.replication_factor: ${config.replicationFactor} needs at least that many ingesters, got ${ingesters.length}`,
       );
     validateLongTermTopology(config, ctx);
+    const ignored = config.brokenQuerier.ignoredIngester;
+    if (ignored !== '' && !ingesters.includes(ignored))
+      throw new ScenarioError(
+        `workload.broken_ignored_ingester: ${ignored} is not an ingester node`,
+      );
     const blockLog = config.longTerm === undefined ? undefined : new BlockDiskLog();
     const operatorMarks: OperatorMark[] = [];
     for (const node of config.outages.keys())
