@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runSwarmCommand } from './swarm_command.js';
-import type { SwarmJob } from './swarm_job.js';
+import type { SwarmJob, SwarmRunResult } from './swarm_job.js';
 import { workerLanes } from './swarm_pool.js';
 import { formatSwarmSummary, runSwarm, swarmJobs } from './swarm_runner.js';
 
@@ -33,9 +33,9 @@ describe('swarm worker processes', () => {
     const pool = workerLanes(2, worker, 3);
     try {
       const jobs = swarmJobs({ runs: 8, firstSeed: 1, family: 'ingester-crash' });
-      const seen: number[] = [];
-      const summary = await runSwarm(jobs, pool.lanes, (r) => seen.push(r.seed));
-      expect(seen.sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+      const seen: SwarmRunResult[] = [];
+      const summary = await runSwarm(jobs, pool.lanes, (r) => seen.push(r));
+      expect(seen.map((r) => r.seed).sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
       expect(summary.failed.map((r) => [r.seed, r.failures.map((f) => f.name)])).toEqual([
         [3, ['no_phantoms']],
         [5, ['worker']],
@@ -45,9 +45,9 @@ describe('swarm worker processes', () => {
         'strata sim ingester-crash --seed 5 --swarm-profile ingester-crash:5',
       );
       expect(summary.events).toBe(70);
-      // Two workers at a time, each replaced after 3 runs or when it died: at least 4 processes.
-      const pids = new Set(summary.failed.concat([]).map((r) => r.traceHash));
-      expect(pids.size).toBeGreaterThan(0);
+      // Each worker is replaced after 3 runs: 7 answered runs took at least 3 processes.
+      const pids = new Set(seen.filter((r) => r.traceHash !== '').map((r) => r.traceHash));
+      expect(pids.size).toBeGreaterThanOrEqual(3);
       expect(formatSwarmSummary({ ...summary, wallMs: 100 })).toBe(
         '8 runs, 2 failed, 70 events, ratio 70',
       );
