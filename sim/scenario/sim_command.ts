@@ -23,7 +23,7 @@ export interface SimCommandDeps {
 }
 
 const USAGE = `Usage: strata sim <scenario-file-or-builtin-name> [--seed N] [--duration D] [--trace FILE] [--html FILE] [--quiet]
-       strata sim --swarm N [--scenario-family F] [--jobs J] [--seed FIRST]
+       strata sim --swarm N [--scenario-family F] [--jobs J] [--seed FIRST] [--html DIR]
        strata sim diff <A.jsonl> <B.jsonl>
 
 Runs a deterministic simulation scenario and judges its checks. Prints the resolved plan,
@@ -37,7 +37,8 @@ usage errors.
                   'strata sim diff A.jsonl B.jsonl')
   --html FILE     write a self-contained HTML page of the run to FILE: a timeline per
                   node (faults, pushes, blocks) with the checks' verdicts, a failing
-                  check's violations highlighted
+                  check's violations highlighted; with --swarm, a directory that gets
+                  one page per failed run (the failure lines name them)
   --quiet         print only the JSON report line
   --swarm N       run N seeds (FIRST, FIRST+1, …; default 1), each with a fault mix drawn
                   from its seed within a family's bounds, in worker processes; prints a
@@ -144,14 +145,21 @@ function parseArgs(argv: readonly string[]): SimArgs | 'help' {
         scenario = arg;
     }
   }
-  if (swarm.runs !== undefined && html !== undefined)
-    throw new UsageError('--html goes with a single run (replay a failed seed with it)');
   if (swarm.runs !== undefined) {
     if (scenario !== undefined || durationMs !== undefined || trace !== undefined)
       throw new UsageError(
         '--swarm takes no scenario, --duration or --trace (use --scenario-family)',
       );
-    return { scenario: '', seed, durationMs, trace, quiet, swarm };
+    // With a swarm, --html names the directory that gets one page per failed run.
+    return {
+      scenario: '',
+      seed,
+      durationMs,
+      trace,
+      quiet,
+      swarm,
+      ...(html === undefined ? {} : { html }),
+    };
   }
   if (swarm.family !== undefined || swarm.jobs !== undefined)
     throw new UsageError('--scenario-family and --jobs go with --swarm N');
@@ -188,12 +196,19 @@ export async function runSimCommand(
   }
   if (args.swarm.runs !== undefined) {
     const { runs, family, jobs } = args.swarm;
+    if (args.html !== undefined && deps.fs === undefined) {
+      io.stderr('strata sim: --html needs a file system to write to\n');
+      return 2;
+    }
     return runSwarmCommand(
       {
         runs,
         firstSeed: args.seed ?? 1,
         ...(family === undefined ? {} : { family }),
         ...(jobs === undefined ? {} : { jobs }),
+        ...(args.html === undefined || deps.fs === undefined
+          ? {}
+          : { html: { dir: args.html, fs: deps.fs } }),
       },
       io,
     );

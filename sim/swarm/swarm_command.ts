@@ -1,3 +1,4 @@
+import type { FileSystem } from '../../src/runtime/index.js';
 import { ScenarioError } from '../fields/index.js';
 import { hostCpuCount, hostWallClockMs } from '../kernel/index.js';
 import type { Scenario } from '../scenario/index.js';
@@ -18,6 +19,8 @@ export interface SwarmCommandOptions {
   family?: string;
   /** Worker processes (default: the number of cores); 0 runs every seed in this process. */
   jobs?: number;
+  /** Writes an HTML page of every failed run into `dir` (`fs` for runs in this process). */
+  html?: { dir: string; fs: FileSystem };
 }
 
 interface Output {
@@ -42,6 +45,7 @@ export async function runSwarmCommand(
       runs: opts.runs,
       firstSeed: opts.firstSeed,
       ...(opts.family === undefined ? {} : { family: opts.family }),
+      ...(opts.html === undefined ? {} : { htmlDir: opts.html.dir }),
     });
   } catch (err) {
     io.stderr(`strata sim: ${(err as Error).message}\n`);
@@ -55,7 +59,8 @@ export async function runSwarmCommand(
   );
   for (const f of families) io.stdout(`  ${f.name} promise: ${f.promise}\n`);
   const pool = workers === 0 || lanesOverride !== undefined ? undefined : workerLanes(workers);
-  const lanes: readonly SwarmLane[] = lanesOverride ?? pool?.lanes ?? [runSwarmJob];
+  const lanes: readonly SwarmLane[] = lanesOverride ??
+    pool?.lanes ?? [(job) => runSwarmJob(job, opts.html?.fs)];
   const started = hostWallClockMs();
   try {
     // Progress every tenth of the swarm (at least every 10 runs), so a long swarm shows life.

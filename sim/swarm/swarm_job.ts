@@ -1,10 +1,13 @@
-import { runScenario, type SimReport } from '../scenario/index.js';
+import type { FileSystem } from '../../src/runtime/index.js';
+import { runScenario, writeHtmlReport, type SimReport } from '../scenario/index.js';
 import { deriveSwarmScenario, formatSwarmProfile, swarmReplayCommand } from './profile.js';
 
 /** One run of a swarm: a profile (family and profile seed) and the run's seed (the same number). */
 export interface SwarmJob {
   family: string;
   seed: number;
+  /** When set, a failed run's HTML page goes into this directory. */
+  htmlDir?: string;
 }
 
 /** What a swarm keeps of one run (small: it crosses the worker's IPC channel). */
@@ -21,13 +24,15 @@ export interface SwarmRunResult {
   virtualMs: number;
   wallMs: number;
   traceHash: string;
+  /** The failed run's HTML page, when the swarm writes them. */
+  page?: string;
 }
 
 /**
  * Runs one swarm job in this process: derives the profile's scenario and runs it with the
  * job's seed. Exactly what `strata sim <base> --seed S --swarm-profile <family>:S` does.
  */
-export async function runSwarmJob(job: SwarmJob): Promise<SwarmRunResult> {
+export async function runSwarmJob(job: SwarmJob, fs?: FileSystem): Promise<SwarmRunResult> {
   const profile = { family: job.family, seed: job.seed };
   const base = {
     family: job.family,
@@ -51,8 +56,13 @@ export async function runSwarmJob(job: SwarmJob): Promise<SwarmRunResult> {
       traceHash: '',
     };
   }
+  const page =
+    report.passed || job.htmlDir === undefined || fs === undefined
+      ? undefined
+      : await writeSwarmFailurePage(report, fs, job);
   return {
     ...base,
+    ...(page === undefined ? {} : { page }),
     passed: report.passed,
     failures: report.checks
       .filter((c) => c.verdict !== 'pass')
@@ -64,8 +74,22 @@ export async function runSwarmJob(job: SwarmJob): Promise<SwarmRunResult> {
   };
 }
 
-/** A failed run's line in the swarm output: the failing checks and the replay command. */
+/** Writes `<dir>/<family>-seed<S>.html`; a page that cannot be written is named as such. */
+export async function writeSwarmFailurePage(report: SimReport, fs: FileSystem, job: SwarmJob): Promise<string> {
+  const dir = job.htmlDir as string;
+  const path = `${dir.replace(/\/+$/, '')}/${job.family}-seed${job.seed}.html`;
+  try {
+    await fs.mkdir(dir, { recursive: true });
+    await writeHtmlReport(report, fs, path);
+    return path;
+  } catch (err) {
+    return `${path} not written: ${(err as Error).message}`;
+  }
+}
+
+/** A failed run's line in the swarm output: the failing checks, the replay command, the page. */
 export function formatSwarmFailure(r: SwarmRunResult): string {
   const names = r.failures.map((f) => f.name).join(', ');
-  return `FAIL ${r.profile} seed ${r.seed} [${names}]: ${r.replay}`;
+  const page = r.page === undefined ? '' : ` (page: ${r.page})`;
+  return `FAIL ${r.profile} seed ${r.seed} [${names}]: ${r.replay}${page}`;
 }

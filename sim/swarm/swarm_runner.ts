@@ -11,6 +11,8 @@ export interface SwarmPlan {
   firstSeed: number;
   /** One family for every run; without it runs cycle through every family by seed. */
   family?: string;
+  /** Directory for the HTML pages of failed runs. */
+  htmlDir?: string;
 }
 
 export interface SwarmSummary {
@@ -27,7 +29,7 @@ export function swarmJobs(plan: SwarmPlan): SwarmJob[] {
   return Array.from({ length: plan.runs }, (_, i) => {
     const seed = plan.firstSeed + i;
     const family = plan.family ?? SWARM_FAMILIES[seed % SWARM_FAMILIES.length]!.name;
-    return { family, seed };
+    return plan.htmlDir === undefined ? { family, seed } : { family, seed, htmlDir: plan.htmlDir };
   });
 }
 
