@@ -98,6 +98,10 @@ export function installGlobalsGuard(isSimulatedCode: () => boolean): GlobalsGuar
     patchWith(target, key, guarded(what, original, isSimulatedCode));
   };
 
+  // Loaded before anything is patched: on its first load `node:timers/promises` copies
+  // `clearImmediate` out of `node:timers`, and would keep this run's guard (and through
+  // `isSimulatedCode` its kernel and cluster) alive for the rest of the process.
+  const timersPromises = requireBuiltin('node:timers/promises') as Record<string, unknown>;
   // Before anything is patched: they defer through the real queueMicrotask.
   const immediates = virtualImmediates(isSimulatedCode);
   try {
@@ -133,7 +137,6 @@ export function installGlobalsGuard(isSimulatedCode: () => boolean): GlobalsGuar
     for (const name of ['setTimeout', 'setInterval']) patch(timers, name, `timers.${name}`);
     patchWith(timers, 'setImmediate', immediates.setImmediate);
     patchWith(timers, 'clearImmediate', immediates.clearImmediate);
-    const timersPromises = requireBuiltin('node:timers/promises') as Record<string, unknown>;
     for (const name of ['setTimeout', 'setInterval', 'setImmediate'])
       patch(timersPromises, name, `timers/promises.${name}`);
     syncBuiltinESMExports();

@@ -241,7 +241,7 @@ describe('docs/simulation.md', () => {
     const md = readFileSync(new URL('../../docs/simulation.md', import.meta.url), 'utf8');
     const block = md.split('## Scenario files')[1]!.split('```yaml\n')[1]!.split('```')[0]!;
     const scenario = parseScenario(block, 'docs/simulation.md');
-    expect(scenario.schedule).toHaveLength(20);
+    expect(scenario.schedule).toHaveLength(22);
     const { runScenario } = await import('./run_scenario.js');
     const report = await runScenario(scenario, 1, { commit: () => 'docs' });
     expect(report.checks.filter((c) => c.verdict === 'fail')).toEqual([]);

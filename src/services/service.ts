@@ -93,7 +93,7 @@ export class BasicService implements Service {
 
   private async doStart(signal: AbortSignal): Promise<void> {
     this.currentState = 'Starting';
-    const combined = AbortSignal.any([signal, this.lifetime.signal]);
+    const { signal: combined, detach } = followSignals(this.lifetime.signal, signal);
     try {
       if (combined.aborted) throw new AbortError(`service ${this.name}: start aborted`);
       await this.hooks.starting?.(combined);
@@ -102,6 +102,9 @@ export class BasicService implements Service {
       if (combined.aborted && isAbortError(err)) this.currentState = 'Terminated';
       else this.fail(err);
       throw err;
+    } finally {
+      // The caller's signal only aborts a start in progress (see Service.start).
+      detach();
     }
     if (this.stopRequested) {
       // stop() arrived while starting; it runs the stopping hook once we return.
@@ -178,4 +181,30 @@ export class BasicService implements Service {
 
 function asError(err: unknown): Error {
   return err instanceof Error ? err : new Error(String(err));
+}
+
+/**
+ * A signal that aborts (with the source's reason) when `owned` does, or `transient` does
+ * before `detach()` is called. Not `AbortSignal.any`: Node keeps a composite signal that has
+ * an abort listener in a process-wide set until it aborts, and a service that is never
+ * stopped (a process that crashes or is still up when a simulation ends) never aborts it, so
+ * the listener's owner and everything it reaches stayed alive for the life of the process:
+ * every finished simulation run leaked its whole cluster. Plain listeners let the signal be
+ * collected with the service; detaching from `transient` (shared by every module the
+ * module manager starts) keeps its listener count at one per start in progress.
+ */
+function followSignals(
+  owned: AbortSignal,
+  transient: AbortSignal,
+): { signal: AbortSignal; detach: () => void } {
+  const controller = new AbortController();
+  const onTransient = (): void => controller.abort(transient.reason);
+  if (owned.aborted) controller.abort(owned.reason);
+  else owned.addEventListener('abort', () => controller.abort(owned.reason), { once: true });
+  if (transient.aborted) controller.abort(transient.reason);
+  else transient.addEventListener('abort', onTransient, { once: true });
+  return {
+    signal: controller.signal,
+    detach: () => transient.removeEventListener('abort', onTransient),
+  };
 }
