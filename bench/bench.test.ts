@@ -60,6 +60,7 @@ describe('strata bench', () => {
       'remote-write',
       'long-term',
       'compaction',
+      'sim',
     ]);
     expect(quick.remoteWrite.scales).toEqual([2_000, 5_000]);
     expect(full.remoteWrite.scales).toEqual([100_000, 1_000_000]);

@@ -75,7 +75,11 @@ export async function runSwarmJob(job: SwarmJob, fs?: FileSystem): Promise<Swarm
 }
 
 /** Writes `<dir>/<family>-seed<S>.html`; a page that cannot be written is named as such. */
-export async function writeSwarmFailurePage(report: SimReport, fs: FileSystem, job: SwarmJob): Promise<string> {
+export async function writeSwarmFailurePage(
+  report: SimReport,
+  fs: FileSystem,
+  job: SwarmJob,
+): Promise<string> {
   const dir = job.htmlDir as string;
   const path = `${dir.replace(/\/+$/, '')}/${job.family}-seed${job.seed}.html`;
   try {
