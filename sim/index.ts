@@ -12,15 +12,14 @@ export {
   planScenario,
   reportJsonLine,
   runScenario,
-  runSimCommand,
   type CheckResult,
   type FaultAction,
   type RunScenarioOptions,
   type Scenario,
-  type SimCommandIO,
   type SimReport,
   type SimRunDetails,
 } from './scenario/index.js';
+export { runSimCommand, type SimCommandDeps, type SimCommandIO } from './cli/index.js';
 export { SimCluster, SimNode, type SimProcess, type SimProcessFactory } from './cluster/index.js';
 export { Incarnation, SimKernel, type RunOptions, type RunResult } from './kernel/index.js';
 export {

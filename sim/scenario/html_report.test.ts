@@ -10,7 +10,7 @@ import { evidenceKey, renderHtmlReport, writeHtmlReport } from './html_report.js
 import { parseScenario } from './parse_scenario.js';
 import type { SimReport } from './report.js';
 import { runScenario } from './run_scenario.js';
-import { runSimCommand } from './sim_command.js';
+import { runSimCommand } from '../cli/index.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'strata-sim-html-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));

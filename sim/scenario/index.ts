@@ -34,7 +34,6 @@ export type {
   Scenario,
   ScheduledFault,
 } from './scenario_types.js';
-export { runSimCommand, type SimCommandDeps, type SimCommandIO } from './sim_command.js';
 export { diffTraceLogs, formatTraceDiff, runSimDiff, type TraceDiff } from './sim_diff.js';
 export {
   TraceLogCollector,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runSimCommand } from '../scenario/index.js';
+import { runSimCommand } from '../cli/index.js';
 import { SWARM_FAMILIES } from './profile.js';
 import { runSwarmJob } from './swarm_job.js';
 

@@ -6,7 +6,7 @@ import type {
   Logger,
   OpenMode,
 } from '../../../src/runtime/index.js';
-import { TSDB_DIR } from './node_config.js';
+import { TSDB_DIR } from './node_paths.js';
 
 /** `<tsdb dir>/<tenant>/<ULID>`: a block directory under its final name. */
 const BLOCK_PATH = new RegExp(`^${TSDB_DIR}/([^/]+)/([0-9A-HJKMNP-TV-Z]{26})$`);

@@ -12,8 +12,6 @@ import { ScenarioError, readString } from '../../fields/index.js';
 import { DoubleApplyRetryTransport, DropLastWalPageFileSystem } from './canaries_ingester.js';
 import type { StrataOptions } from '../../../src/app/index.js';
 import { IgnoreIngesterTransport } from './canaries_querier.js';
-import type { StrataWorkloadConfig } from './config.js';
-import type { StrataTarget } from './node_config.js';
 
 export const BROKEN_QUERIER_MODES = [
   'none',
@@ -51,8 +49,14 @@ export function parseBrokenQuerier(mode: unknown, ignored: unknown, where: strin
   return { mode: m as BrokenQuerierMode, ignoredIngester };
 }
 
+/** The workload settings the canaries read (the workload config has them). */
+export interface CanarySettings {
+  readonly brokenIngester: string;
+  readonly brokenQuerier: BrokenQuerier;
+}
+
 /** Plan lines for the canaries' broken modes (none for a correct build). */
-export function describeCanaryModes(c: StrataWorkloadConfig): string[] {
+export function describeCanaryModes(c: CanarySettings): string[] {
   const lines: string[] = [];
   const bug = (what: string): void => void lines.push(`  [DELIBERATE BUG: ${what}]`);
   switch (c.brokenIngester) {
@@ -77,8 +81,8 @@ export function describeCanaryModes(c: StrataWorkloadConfig): string[] {
 
 /** The `Strata.create` options of the canaries that need a sim-only hook in a component. */
 export function canaryStrataOptions(
-  target: StrataTarget,
-  c: StrataWorkloadConfig,
+  target: string,
+  c: CanarySettings,
 ): Pick<StrataOptions, 'simCanaries'> {
   return target === 'querier' && c.brokenQuerier.mode === 'skip_dedup'
     ? { simCanaries: { skipReplicaDedupOnRead: true } }
@@ -89,12 +93,7 @@ export function canaryStrataOptions(
  * The node's Env with the canaries' broken modes applied for its role; may change `config`
  * (the node's own copy) where the breakage is a setting. A correct build gets `env` back.
  */
-export function applyCanaryModes(
-  target: StrataTarget,
-  config: Config,
-  env: Env,
-  c: StrataWorkloadConfig,
-): Env {
+export function applyCanaryModes(target: string, config: Config, env: Env, c: CanarySettings): Env {
   if (target === 'ingester') {
     switch (c.brokenIngester) {
       case 'drop_last_wal_page':

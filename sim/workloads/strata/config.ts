@@ -1,3 +1,4 @@
+import type { TenantSpec } from './tenant_spec.js';
 import {
   ScenarioError,
   formatDuration,
@@ -33,12 +34,6 @@ export const BROKEN_INGESTER_MODES = [
 ] as const;
 
 export type BrokenIngesterMode = (typeof BROKEN_INGESTER_MODES)[number];
-
-export interface TenantSpec {
-  name: string;
-  /** The tenant's `out_of_order_time_window` override (ms); 0 = none (the default config). */
-  outOfOrderWindowMs: number;
-}
 
 export interface OutageWindow {
   /** Offsets after the epoch: the writer sends nothing in [fromMs, untilMs) and buffers. */
@@ -409,3 +404,5 @@ export function describeStrata(c: StrataWorkloadConfig): string[] {
   lines.push(...describeCanaryModes(c));
   return lines;
 }
+
+export type { TenantSpec } from './tenant_spec.js';

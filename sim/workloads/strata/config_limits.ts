@@ -9,8 +9,8 @@ import {
   readObject,
   readString,
 } from '../../fields/index.js';
-import type { TenantSpec } from './config.js';
-import { RUNTIME_CONFIG_DIR, RUNTIME_CONFIG_PATH } from './node_config.js';
+import type { TenantSpec } from './tenant_spec.js';
+import { RUNTIME_CONFIG_DIR, RUNTIME_CONFIG_PATH } from './node_paths.js';
 
 /** Deliberately broken rate limiting, for proving that the limits checks catch it. */
 export const BROKEN_LIMITS_MODES = [

@@ -9,7 +9,7 @@ import type {
 } from '../../../src/runtime/index.js';
 import type { BrokenHaMode } from './config_ha.js';
 import type { BrokenLimitsMode } from './config_limits.js';
-import { RUNTIME_CONFIG_PATH } from './node_config.js';
+import { RUNTIME_CONFIG_PATH } from './node_paths.js';
 
 /** The HA tracker's KV prefix (`distributor.ha_tracker.kvstore.prefix`'s default). */
 const HA_KV_PREFIX = 'ha-tracker/';

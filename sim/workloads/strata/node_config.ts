@@ -4,9 +4,8 @@ import type { LongTermConfig } from './config_long_term.js';
 import { applyHaTracker } from './config_ha.js';
 import { applyLimits } from './config_limits.js';
 
-export const RUNTIME_CONFIG_DIR = '/etc/strata';
-export const RUNTIME_CONFIG_PATH = `${RUNTIME_CONFIG_DIR}/runtime.yaml`;
-export const TSDB_DIR = '/data/tsdb';
+import { RUNTIME_CONFIG_PATH, TSDB_DIR } from './node_paths.js';
+
 /**
  * The blocks bucket every node opens. In the simulation every bucket spec maps to one
  * cluster-wide SimObjectStore named after its bucket, reached over the network as the

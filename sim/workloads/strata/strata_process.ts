@@ -17,9 +17,8 @@ import { applyCanaryModes, canaryStrataOptions } from './canaries.js';
 import { writeLimitsRuntimeConfig } from './config_limits.js';
 import { brokenDistributorEnv } from './ha_limits_bugs.js';
 import type { StrataWorkloadConfig } from './config.js';
+import { RUNTIME_CONFIG_DIR, RUNTIME_CONFIG_PATH } from './node_paths.js';
 import {
-  RUNTIME_CONFIG_DIR,
-  RUNTIME_CONFIG_PATH,
   runsIngester,
   runtimeConfigYaml,
   strataNodeConfig,

@@ -2,13 +2,16 @@ import type { FileSystem } from '../../src/runtime/index.js';
 import { ScenarioError, formatDuration, parseDuration } from '../fields/index.js';
 import { listBuiltinScenarios } from '../kernel/index.js';
 import { loadSwarmProfileScenario, runSwarmCommand, withSwarmProfile } from '../swarm/index.js';
-import { formatFirstFailure } from './failure_window.js';
-import { writeHtmlReport } from './html_report.js';
-import { loadScenario } from './load_scenario.js';
-import { reportJsonLine } from './report.js';
-import { runScenario, type RunScenarioOptions } from './run_scenario.js';
-import { runSimDiff } from './sim_diff.js';
-import { TraceLogCollector } from './trace_log.js';
+import {
+  TraceLogCollector,
+  formatFirstFailure,
+  loadScenario,
+  reportJsonLine,
+  runScenario,
+  runSimDiff,
+  writeHtmlReport,
+  type RunScenarioOptions,
+} from '../scenario/index.js';
 
 export interface SimCommandIO {
   stdout(s: string): void;

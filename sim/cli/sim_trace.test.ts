@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { NodeFileSystem } from '../../src/runtime/real/index.js';
 import { runSimCommand } from './sim_command.js';
-import { parseTraceLog } from './trace_log.js';
+import { parseTraceLog } from '../scenario/index.js';
 
 async function sim(
   ...argv: string[]
