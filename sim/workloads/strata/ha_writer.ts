@@ -12,7 +12,7 @@ import {
 import { seriesKey, type GeneratedSample } from './generator.js';
 import { pushAttempt } from './ha_limits_push.js';
 import type { LedgerSample, WriteLedger } from './ledger.js';
-import { encodeBatch } from './writer.js';
+import { encodeBatch } from './http_client.js';
 
 export interface HaWriterDeps {
   ledger: WriteLedger;

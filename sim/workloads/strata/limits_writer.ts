@@ -6,7 +6,7 @@ import { phaseAt, quietEndAt, type LimitSet, type LimitsScenarioConfig } from '.
 import { seriesKey, type GeneratedSample } from './generator.js';
 import { pushAttempt } from './ha_limits_push.js';
 import type { WriteLedger } from './ledger.js';
-import { encodeBatch } from './writer.js';
+import { encodeBatch } from './http_client.js';
 
 export const LIMITS_METRIC_PREFIX = 'strata_lim_m';
 export const PROBE_METRIC = 'strata_lim_probe';

@@ -11,8 +11,8 @@ import {
 import { WriteLedger } from './ledger.js';
 import { AckBeforeWalTransport } from './strata_process.js';
 import { SimHttpError } from '../../runtime/index.js';
-import { classifyPushAnswer, classifyPushFailure } from './http_client.js';
-import { encodeBatch, outageEndAt } from './writer.js';
+import { classifyPushAnswer, classifyPushFailure, encodeBatch } from './http_client.js';
+import { outageEndAt } from './writer.js';
 
 describe('writer helpers', () => {
   it('encodes a batch as one WriteRequest series per label set, samples in queue order', () => {

@@ -7,12 +7,6 @@ import { SeriesGenerator } from './generator.js';
 import { encodeBatch, pushBatch } from './http_client.js';
 import type { LedgerSample, WriteLedger } from './ledger.js';
 
-/** The distributor's push RPC (the HTTP route's twin), for clients that still call it. */
-export const DISTRIBUTOR_PUSH_METHOD = 'distributor.Push';
-/** The tenant header as RPC requests carry it (lower-cased). */
-export const TENANT_HEADER = 'x-scope-orgid';
-export { encodeBatch };
-
 /** The end of the outage covering `t` (absolute ms), if one does. */
 export function outageEndAt(
   outages: readonly OutageWindow[],
