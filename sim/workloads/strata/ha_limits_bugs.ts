@@ -1,12 +1,6 @@
 import { decodeReplicaDesc, encodeReplicaDesc } from '../../../src/distributor/index.js';
-import type {
-  Env,
-  FileHandle,
-  FileStat,
-  FileSystem,
-  KV,
-  OpenMode,
-} from '../../../src/runtime/index.js';
+import type { Env, KV } from '../../../src/runtime/index.js';
+import { ForwardingFileSystem } from './block_disk.js';
 import type { BrokenHaMode } from './config_ha.js';
 import type { BrokenLimitsMode } from './config_limits.js';
 import { RUNTIME_CONFIG_PATH } from './node_paths.js';
@@ -101,10 +95,8 @@ export class AlwaysFreshReplicaKV implements KV {
  * `ingestion_burst_size` doubled, so its rate limiter lets one whole burst more through than
  * the limits in force allow. The file on disk (and every other node's view) is unchanged.
  */
-export class DoubledBurstFileSystem implements FileSystem {
-  constructor(private readonly inner: FileSystem) {}
-
-  async readFile(path: string): Promise<Uint8Array> {
+export class DoubledBurstFileSystem extends ForwardingFileSystem {
+  override async readFile(path: string): Promise<Uint8Array> {
     const data = await this.inner.readFile(path);
     if (path !== RUNTIME_CONFIG_PATH) return data;
     const text = new TextDecoder().decode(data);
@@ -114,32 +106,5 @@ export class DoubledBurstFileSystem implements FileSystem {
         (_, key: string, n: string) => `${key}${2 * Number(n)}`,
       ),
     );
-  }
-  open(path: string, mode: OpenMode): Promise<FileHandle> {
-    return this.inner.open(path, mode);
-  }
-  writeFile(path: string, data: Uint8Array | string): Promise<void> {
-    return this.inner.writeFile(path, data);
-  }
-  mkdir(path: string, opts?: { recursive?: boolean }): Promise<void> {
-    return this.inner.mkdir(path, opts);
-  }
-  readdir(path: string): Promise<string[]> {
-    return this.inner.readdir(path);
-  }
-  stat(path: string): Promise<FileStat | undefined> {
-    return this.inner.stat(path);
-  }
-  exists(path: string): Promise<boolean> {
-    return this.inner.exists(path);
-  }
-  rename(from: string, to: string): Promise<void> {
-    return this.inner.rename(from, to);
-  }
-  remove(path: string, opts?: { recursive?: boolean }): Promise<void> {
-    return this.inner.remove(path, opts);
-  }
-  syncDir(path: string): Promise<void> {
-    return this.inner.syncDir(path);
   }
 }
