@@ -10,9 +10,9 @@ import {
   type HaReplica,
 } from './config_ha.js';
 import { seriesKey, type GeneratedSample } from './generator.js';
-import { pushAttempt } from './ha_limits_push.js';
 import type { LedgerSample, WriteLedger } from './ledger.js';
 import { encodeBatch } from './http_client.js';
+import { sendUntilFinal, type PushRetryDeps } from './push_retry.js';
 
 export interface HaWriterDeps {
   ledger: WriteLedger;
@@ -71,14 +71,13 @@ export function haWriter(
   }));
   let scrapingDone = false;
   let pushCount = 0;
-
-  const sleep = async (ms: number): Promise<boolean> => {
-    try {
-      await env.clock.sleep(ms, controller.signal);
-      return true;
-    } catch {
-      return false;
-    }
+  const retry: PushRetryDeps = {
+    env,
+    ledger: deps.ledger,
+    now: deps.now,
+    remoteWrite,
+    signal: controller.signal,
+    log,
   };
 
   const scrapeLane = (lane: (typeof lanes)[number], ts: number): GeneratedSample[] =>
@@ -122,26 +121,13 @@ export function haWriter(
       }
       const batch = lane.queue.splice(0, remoteWrite.batchSize);
       const push = deps.ledger.newPush(env.nodeName, lane.tenant, batch);
-      const body = encodeBatch(batch);
       const distributor = deps.distributors[pushCount++ % deps.distributors.length] as string;
-      let backoff = remoteWrite.minBackoffMs;
-      for (;;) {
-        const attempt = deps.ledger.attemptStarted(push, deps.now());
-        let outcome;
-        try {
-          outcome = await pushAttempt(env, distributor, lane.tenant, body, {
-            timeoutMs: remoteWrite.timeoutMs,
-            signal: controller.signal,
-          });
-        } catch {
-          return; // stopping: the attempt stays without an answer
-        }
-        deps.ledger.attemptEnded(attempt, deps.now(), outcome);
-        if (outcome.kind !== 'unknown') break;
-        log.debug('push failed; retrying', { push: push.id, code: outcome.code });
-        if (!(await sleep(backoff))) return;
-        backoff = Math.min(backoff * 2, remoteWrite.maxBackoffMs);
-      }
+      const sent = await sendUntilFinal(retry, push, {
+        tenant: lane.tenant,
+        body: encodeBatch(batch),
+        distributor: () => distributor,
+      });
+      if (!sent) return;
     }
   };
 

@@ -4,9 +4,9 @@ import type { SimNodeEnv } from '../../runtime/index.js';
 import type { StrataWorkloadConfig } from './config.js';
 import { phaseAt, quietEndAt, type LimitSet, type LimitsScenarioConfig } from './config_limits.js';
 import { seriesKey, type GeneratedSample } from './generator.js';
-import { pushAttempt } from './ha_limits_push.js';
 import type { WriteLedger } from './ledger.js';
 import { encodeBatch } from './http_client.js';
+import { sendUntilFinal, type PushRetryDeps } from './push_retry.js';
 
 export const LIMITS_METRIC_PREFIX = 'strata_lim_m';
 export const PROBE_METRIC = 'strata_lim_probe';
@@ -96,6 +96,14 @@ export function limitsWriter(
     wake: undefined as (() => void) | undefined,
   }));
   let scrapingDone = false;
+  const retry: PushRetryDeps = {
+    env,
+    ledger: deps.ledger,
+    now: deps.now,
+    remoteWrite,
+    signal: controller.signal,
+    log,
+  };
 
   const sleep = async (ms: number): Promise<boolean> => {
     try {
@@ -182,27 +190,14 @@ export function limitsWriter(
       }
       const recs = deps.ledger.scraped(env.nodeName, lane.tenant, samples, deps.now());
       const push = deps.ledger.newPush(env.nodeName, lane.tenant, recs);
-      const body = encodeBatch(recs);
       const distributor = deps.distributors[lane.sent++ % deps.distributors.length]!;
-      let backoff = remoteWrite.minBackoffMs;
-      for (;;) {
-        if (!(await waitForQuietEnd())) return;
-        const attempt = deps.ledger.attemptStarted(push, deps.now());
-        let outcome;
-        try {
-          outcome = await pushAttempt(env, distributor, lane.tenant, body, {
-            timeoutMs: remoteWrite.timeoutMs,
-            signal: controller.signal,
-          });
-        } catch {
-          return;
-        }
-        deps.ledger.attemptEnded(attempt, deps.now(), outcome);
-        if (outcome.kind !== 'unknown') break;
-        log.debug('push refused for now; retrying', { push: push.id, code: outcome.code });
-        if (!(await sleep(backoff))) return;
-        backoff = Math.min(backoff * 2, remoteWrite.maxBackoffMs);
-      }
+      const sent = await sendUntilFinal(retry, push, {
+        tenant: lane.tenant,
+        body: encodeBatch(recs),
+        distributor: () => distributor,
+        beforeAttempt: waitForQuietEnd,
+      });
+      if (!sent) return;
     }
   };
 

@@ -4,8 +4,9 @@ import type { SimProcess } from '../../cluster/index.js';
 import type { SimNodeEnv } from '../../runtime/index.js';
 import type { OutageWindow, StrataWorkloadConfig } from './config.js';
 import { SeriesGenerator } from './generator.js';
-import { encodeBatch, pushBatch } from './http_client.js';
+import { encodeBatch } from './http_client.js';
 import type { LedgerSample, WriteLedger } from './ledger.js';
+import { sendUntilFinal, type PushRetryDeps } from './push_retry.js';
 
 /** The end of the outage covering `t` (absolute ms), if one does. */
 export function outageEndAt(
@@ -76,6 +77,14 @@ export function strataWriter(
   const jitter = deps.streamFor('').fork('jitter');
   let scrapingDone = false;
   let pushCount = 0;
+  const retry: PushRetryDeps = {
+    env,
+    ledger: deps.ledger,
+    now: deps.now,
+    remoteWrite,
+    signal: controller.signal,
+    log,
+  };
 
   const sleep = async (ms: number): Promise<boolean> => {
     try {
@@ -133,38 +142,15 @@ export function strataWriter(
       if (!(await waitForOutageEnd())) return;
       const batch = lane.queue.splice(0, remoteWrite.batchSize);
       const push = deps.ledger.newPush(env.nodeName, lane.tenant, batch);
-      const body = encodeBatch(batch);
-      let backoff = remoteWrite.minBackoffMs;
-      for (;;) {
-        if (!(await waitForOutageEnd())) return;
+      const sent = await sendUntilFinal(retry, push, {
+        tenant: lane.tenant,
+        body: encodeBatch(batch),
         // Each attempt goes to the next distributor, as through a round-robin load balancer,
         // so a retry finds a live one while another is down.
-        const distributor = deps.distributors[pushCount++ % deps.distributors.length] as string;
-        const attempt = deps.ledger.attemptStarted(push, deps.now());
-        let outcome;
-        try {
-          outcome = await pushBatch(env.http, distributor, body, {
-            tenant: lane.tenant,
-            timeoutMs: remoteWrite.timeoutMs,
-            signal: controller.signal,
-          });
-        } catch {
-          return; // stopping: the attempt stays without an answer
-        }
-        deps.ledger.attemptEnded(attempt, deps.now(), outcome);
-        if (outcome.kind === 'ok') break;
-        if (outcome.kind === 'rejected') {
-          log.debug('push refused; dropping the batch', {
-            push: push.id,
-            status: outcome.code,
-            message: outcome.message,
-          });
-          break;
-        }
-        log.debug('push failed; retrying', { push: push.id, code: outcome.code });
-        if (!(await sleep(backoff))) return;
-        backoff = Math.min(backoff * 2, remoteWrite.maxBackoffMs);
-      }
+        distributor: () => deps.distributors[pushCount++ % deps.distributors.length] as string,
+        beforeAttempt: waitForOutageEnd,
+      });
+      if (!sent) return;
     }
   };
 
