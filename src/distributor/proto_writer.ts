@@ -111,6 +111,30 @@ export class ProtoWriter {
     return n;
   }
 
+  /**
+   * A `prometheus.Sample` as field 2 of a TimeSeries: `value` (double, field 1) and
+   * `timestamp` (int64, field 2), each omitted at its proto3 default. The one message written
+   * per sample, so its length is computed up front instead of going through `message`'s
+   * closure and length fix-up.
+   */
+  sample(value: number, timestamp: number): void {
+    const hasValue = !Object.is(value, 0);
+    const tsSize = timestamp === 0 ? 0 : 1 + int64Size(timestamp);
+    const len = (hasValue ? 9 : 0) + tsSize;
+    this.tag(2, 2);
+    this.varint32(len);
+    const end = this.pos + len;
+    if (hasValue) {
+      this.tag(1, 1);
+      this.double(value);
+    }
+    if (tsSize !== 0) {
+      this.tag(2, 0);
+      this.int64(timestamp);
+    }
+    if (this.pos !== end) throw new RangeError(`sample timestamp ${timestamp} is not an int64`);
+  }
+
   /** Writes `field` as a submessage whose body `body` writes. */
   message(field: number, body: () => void): void {
     this.tag(field, 2);
@@ -166,5 +190,17 @@ function varintSize(v: number): number {
     size++;
     x >>>= 7;
   }
+  return size;
+}
+
+/**
+ * The bytes `int64(v)` writes for an integral `v`: negatives are 10 (two's complement), and
+ * dividing by 128 is exact for any integral double, so the loop also sizes values above 2^53.
+ * Sizes stop at 10 like the 64-bit varint itself; `sample` checks what it wrote against this.
+ */
+function int64Size(v: number): number {
+  if (v < 0) return 10;
+  let size = 1;
+  for (let x = v; x >= 0x80 && size < 10; x = Math.floor(x / 0x80)) size++;
   return size;
 }

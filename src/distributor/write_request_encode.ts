@@ -23,20 +23,8 @@ export function encodeWriteRequest(
   const writeSeries = (s: SeriesData): void => {
     w.message(1, () => {
       writeLabels(w, s.labels);
-      for (let i = s.sampleStart; i < s.sampleEnd; i++) {
-        const v = values[i] as number;
-        const t = timestamps[i] as number;
-        w.message(2, () => {
-          if (!Object.is(v, 0)) {
-            w.tag(1, 1);
-            w.double(v);
-          }
-          if (t !== 0) {
-            w.tag(2, 0);
-            w.int64(t);
-          }
-        });
-      }
+      for (let i = s.sampleStart; i < s.sampleEnd; i++)
+        w.sample(values[i] as number, timestamps[i] as number);
       for (const e of s.exemplars) writeExemplar(w, e);
       for (const h of s.histograms) writeHistogram(w, h);
     });

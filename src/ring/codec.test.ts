@@ -77,6 +77,9 @@ describe('JSON ring codec', () => {
     ['[]', 'ring descriptor is not a JSON object'],
     ['{"ingesters":{"i":{"state":"SLEEPING"}}}', 'instance "i": unknown state "SLEEPING"'],
     ['{"ingesters":{"i":{"tokens":[-1]}}}', 'instance "i": tokens must be an array of uint32'],
+    ['{"ingesters":{"i":{"tokens":"7"}}}', 'instance "i": tokens must be an array of uint32'],
+    ['{"ingesters":{"i":{"tokens":[1,2.5]}}}', 'instance "i": tokens must be an array of uint32'],
+    ['{"ingesters":{"i":{"tokens":[5,1e10]}}}', 'instance "i": tokens must be an array of uint32'],
     ['{"ingesters":{"i":{"timestamp":"now"}}}', 'instance "i": timestamp must be an integer'],
   ])('rejects %s', (text, message) => {
     expect(() => JSON_RING_CODEC.decode(new TextEncoder().encode(text))).toThrow(message);

@@ -77,19 +77,34 @@ function decodeInstance(id: string, value: unknown): InstanceDesc {
   if (!isInstanceState(state)) {
     throw new RingCodecError(`${where}: unknown state ${JSON.stringify(state)}`);
   }
-  const tokens = value['tokens'] ?? [];
-  if (!Array.isArray(tokens) || !tokens.every(isUint32)) {
-    throw new RingCodecError(`${where}: tokens must be an array of uint32`);
-  }
-  const sorted = [...(tokens as number[])].sort((a, b) => a - b);
   return {
     addr: stringField(value, 'addr', where),
     timestamp: intField(value, 'timestamp', where),
     state,
-    tokens: sorted.filter((t, i) => i === 0 || sorted[i - 1] !== t),
+    tokens: sortedTokens(value['tokens'] ?? [], where),
     zone: stringField(value, 'zone', where),
     registeredTimestamp: intField(value, 'registered_timestamp', where),
   };
+}
+
+/**
+ * The instance's tokens ascending without duplicates. Every writer stores them that way, and
+ * each heartbeat makes every watcher decode the whole ring, so the common case is one
+ * validating pass over the parsed array, which is kept as is; only an unsorted or duplicated
+ * list (another writer's) is copied and sorted.
+ */
+function sortedTokens(tokens: unknown, where: string): number[] {
+  if (!Array.isArray(tokens))
+    throw new RingCodecError(`${where}: tokens must be an array of uint32`);
+  let ascending = true;
+  for (let i = 0; i < tokens.length; i++) {
+    const t: unknown = tokens[i];
+    if (!isUint32(t)) throw new RingCodecError(`${where}: tokens must be an array of uint32`);
+    if (i > 0 && (t as number) <= (tokens[i - 1] as number)) ascending = false;
+  }
+  if (ascending) return tokens as number[];
+  const sorted = [...(tokens as number[])].sort((a, b) => a - b);
+  return sorted.filter((t, i) => i === 0 || sorted[i - 1] !== t);
 }
 
 function stringField(obj: Record<string, unknown>, key: string, where: string): string {
