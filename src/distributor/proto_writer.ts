@@ -137,11 +137,25 @@ export class ProtoWriter {
 
   /** Writes `field` as a submessage whose body `body` writes. */
   message(field: number, body: () => void): void {
+    const lenPos = this.begin(field);
+    body();
+    this.end(lenPos);
+  }
+
+  /**
+   * Opens submessage `field` and returns the position `end` takes once its body is written:
+   * `message` without a closure, for the messages written per series and per label.
+   */
+  begin(field: number): number {
     this.tag(field, 2);
     this.ensure(1);
     const lenPos = this.pos;
     this.pos += 1;
-    body();
+    return lenPos;
+  }
+
+  /** Closes the submessage `begin` opened at `lenPos`. */
+  end(lenPos: number): void {
     this.fixLength(lenPos, this.pos - lenPos - 1);
   }
 

@@ -21,13 +21,14 @@ export function encodeWriteRequest(
   const w = new ProtoWriter();
   const { timestamps, values } = req;
   const writeSeries = (s: SeriesData): void => {
-    w.message(1, () => {
-      writeLabels(w, s.labels);
-      for (let i = s.sampleStart; i < s.sampleEnd; i++)
-        w.sample(values[i] as number, timestamps[i] as number);
-      for (const e of s.exemplars) writeExemplar(w, e);
-      for (const h of s.histograms) writeHistogram(w, h);
-    });
+    const at = w.begin(1);
+    writeLabels(w, s.labels);
+    for (let i = s.sampleStart; i < s.sampleEnd; i++)
+      w.sample(values[i] as number, timestamps[i] as number);
+    // Indexed loops: most series have neither, and an iterator per empty list adds up.
+    for (let i = 0; i < s.exemplars.length; i++) writeExemplar(w, s.exemplars[i] as Exemplar);
+    for (let i = 0; i < s.histograms.length; i++) writeHistogram(w, s.histograms[i] as Histogram);
+    w.end(at);
   };
   if (options.seriesIndexes === undefined) {
     for (const s of req.series) writeSeries(s);
@@ -56,10 +57,10 @@ function writeLabels(w: ProtoWriter, labels: readonly string[]): void {
   for (let i = 0; i + 1 < labels.length; i += 2) {
     const name = labels[i] as string;
     const value = labels[i + 1] as string;
-    w.message(1, () => {
-      if (name !== '') w.stringField(1, name);
-      if (value !== '') w.stringField(2, value);
-    });
+    const at = w.begin(1);
+    if (name !== '') w.stringField(1, name);
+    if (value !== '') w.stringField(2, value);
+    w.end(at);
   }
 }
 

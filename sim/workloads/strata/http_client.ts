@@ -37,10 +37,12 @@ export function encodeBatch(
   for (const s of samples) {
     let entry = bySeries.get(s.series);
     if (entry === undefined) {
-      entry = {
-        labels: [...s.labels, ...extraLabels.map(([n, v]) => [n, v] as [string, string])],
-        samples: [],
-      };
+      // buildWriteRequest copies the labels, so the sample's own array can be passed as is.
+      const labels =
+        extraLabels.length === 0
+          ? s.labels
+          : [...s.labels, ...extraLabels.map(([n, v]) => [n, v] as [string, string])];
+      entry = { labels, samples: [] };
       bySeries.set(s.series, entry);
     }
     entry.samples.push({ value: s.value, timestamp: s.timestamp });
