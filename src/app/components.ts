@@ -98,6 +98,7 @@ export function ingesterService(ctx: StrataContext): Service {
         config.ingester.flush_on_shutdown_with_wal_enabled || config.tsdb.flush_blocks_on_shutdown,
       minReadyDurationMs: lc.min_ready_duration,
       metadataRetainPeriodMs: config.ingester.metadata_retain_period,
+      seriesLabelsCacheEntries: config.ingester.series_labels_cache_size,
     },
     {
       fs: env.fs,

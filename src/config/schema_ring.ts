@@ -178,6 +178,10 @@ export const ingesterBlock = block('Ingester settings.', {
     flag: 'ingester.metadata-retain-period',
     help: 'Period at which metadata we have not seen will remain in memory before being deleted.',
   }),
+  series_labels_cache_size: setting('int', 1 << 21, {
+    flag: 'ingester.series-labels-cache-size',
+    help: 'Label sets the ingester keeps to reuse when a distributor pushes the same series again (two generations; about half of it must hold every active series of this ingester). 0 disables the cache.',
+  }),
 });
 
 const STORE_GATEWAY = 'experimental.store-gateway.';

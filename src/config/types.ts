@@ -48,6 +48,8 @@ export interface IngesterConfig {
   unregister_on_shutdown: boolean;
   /** -ingester.metadata-retain-period: milliseconds metadata stays after it was last pushed. */
   metadata_retain_period: number;
+  /** -ingester.series-labels-cache-size: label sets kept for reuse across pushes; 0 = off. */
+  series_labels_cache_size: number;
 }
 
 export interface LifecyclerConfig {

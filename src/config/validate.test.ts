@@ -195,22 +195,30 @@ describe('validateConfig', () => {
     );
   });
 
-  it.each([-1, 1])('refuses a series labels cache of %d entries; 0 (off) and 2 are fine', (n) => {
-    expectInvalid(
-      (c) => (c.distributor.series_labels_cache_size = n),
-      `distributor.series_labels_cache_size (-distributor.series-labels-cache-size) is ${n}: it must be 0 (off) or at least 2 (two generations)`,
-    );
-    for (const ok of [0, 2])
-      expect(() =>
-        validateConfig(
-          (() => {
-            const c = defaultConfig();
-            c.distributor.series_labels_cache_size = ok;
-            return c;
-          })(),
-        ),
-      ).not.toThrow();
-  });
+  it.each([
+    ['distributor', -1],
+    ['distributor', 1],
+    ['ingester', -1],
+    ['ingester', 1],
+  ] as const)(
+    'refuses a %s series labels cache of %d entries; 0 (off) and 2 are fine',
+    (component, n) => {
+      expectInvalid(
+        (c) => (c[component].series_labels_cache_size = n),
+        `${component}.series_labels_cache_size (-${component}.series-labels-cache-size) is ${n}: it must be 0 (off) or at least 2 (two generations)`,
+      );
+      for (const ok of [0, 2])
+        expect(() =>
+          validateConfig(
+            (() => {
+              const c = defaultConfig();
+              c[component].series_labels_cache_size = ok;
+              return c;
+            })(),
+          ),
+        ).not.toThrow();
+    },
+  );
 
   it('accepts ports 0 and 65535', () => {
     expect(() =>

@@ -59,11 +59,19 @@ export function configProblems(config: Config): string[] {
       problems.push(`${name(port)} is ${value}: a port must be in 0..65535`);
   }
 
-  const cacheSize = config.distributor.series_labels_cache_size;
-  if (cacheSize < 0 || cacheSize === 1)
-    problems.push(
-      `${name('distributor.series_labels_cache_size')} is ${cacheSize}: it must be 0 (off) or at least 2 (two generations)`,
-    );
+  for (const key of [
+    'distributor.series_labels_cache_size',
+    'ingester.series_labels_cache_size',
+  ] as const) {
+    const cacheSize =
+      key === 'distributor.series_labels_cache_size'
+        ? config.distributor.series_labels_cache_size
+        : config.ingester.series_labels_cache_size;
+    if (cacheSize < 0 || cacheSize === 1)
+      problems.push(
+        `${name(key)} is ${cacheSize}: it must be 0 (off) or at least 2 (two generations)`,
+      );
+  }
 
   // Per-tenant limits are sizes, counts, rates and ages: a negative one has no meaning (the
   // runtime-config overrides reject negatives for the same keys).

@@ -316,6 +316,40 @@ describe('Ingester: RPC push and queries', () => {
     await h.ingester.stop();
   });
 
+  it.each([0, 2, 1 << 21])(
+    'stores repeated pushes of the same series alike with a label cache of %d entries',
+    async (entries) => {
+      const h = await started({ config: { seriesLabelsCacheEntries: entries } });
+      // Three series cycling through a cache of two entries (one per generation), and the
+      // same label sets again for another tenant: every push must land on its own series.
+      const names = ['a', 'b', 'c'];
+      for (let k = 0; k < 4; k++)
+        for (const tenant of ['t1', 't2'])
+          for (const name of names)
+            await h.client.push(
+              INGESTER_ADDR,
+              tenant,
+              batch(series(name, { job: 'x' }, [START + k, k + (tenant === 't1' ? 0 : 100)])),
+              'api',
+            );
+      for (const [tenant, base] of [
+        ['t1', 0],
+        ['t2', 100],
+      ] as const) {
+        const got = lines(
+          await h.client.queryStream(INGESTER_ADDR, tenant, q(START - HOUR, START + HOUR)),
+        );
+        expect(got).toEqual(
+          names.map(
+            (n) =>
+              `{__name__="${n}", job="x"} ${[0, 1, 2, 3].map((k) => `${START + k}=${k + base}`).join(' ')}`,
+          ),
+        );
+      }
+      await h.ingester.stop();
+    },
+  );
+
   it('in READONLY refuses pushes with unavailable and still answers queries', async () => {
     const h = await started();
     await h.client.push(INGESTER_ADDR, 't1', batch(series('up', {}, [START, 1])), 'api');

@@ -135,6 +135,9 @@ export async function buildHarness(o: HarnessOptions): Promise<Harness> {
       ...(o.config?.uploadCompactedBlocks === undefined
         ? {}
         : { uploadCompactedBlocks: o.config.uploadCompactedBlocks }),
+      ...(o.config?.seriesLabelsCacheEntries === undefined
+        ? {}
+        : { seriesLabelsCacheEntries: o.config.seriesLabelsCacheEntries }),
     },
     {
       fs: o.fs,

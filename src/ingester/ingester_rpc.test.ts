@@ -55,6 +55,26 @@ describe('toPushSeries and the distributor label cache', () => {
     expect(toPushSeries(decodeWriteRequest(body, cache), [1])[0]?.labels).toBe(cached);
   });
 
+  it('gives each tenant its own Labels for a shared cache entry, the same on every push', () => {
+    const cache = new SeriesLabelsCache({ maxEntries: 16 });
+    const push = (tenant: string) =>
+      toPushSeries(decodeWriteRequest(body, cache), undefined, tenant).map((s) => s.labels);
+    const [a0, a1] = push('team-a');
+    const [b0, b1] = push('team-b');
+    const [c0] = push('team-c');
+    // Equal label sets, but separate objects: a Labels carries one head's series hint.
+    expect(b0).not.toBe(a0);
+    expect(c0).not.toBe(a0);
+    expect(c0).not.toBe(b0);
+    expect(b0?.equals(a0 as Labels)).toBe(true);
+    const again = push('team-a');
+    expect(again[0]).toBe(a0);
+    expect(again[1]).toBe(a1);
+    expect(push('team-b')[0]).toBe(b0);
+    expect(push('team-b')[1]).toBe(b1);
+    expect(push('team-c')[0]).toBe(c0);
+  });
+
   it('memoizes the filtered form of labels with empty values', () => {
     const cache = new SeriesLabelsCache({ maxEntries: 16 });
     const withEmpty = encodeWriteRequest(

@@ -3,7 +3,9 @@
 // status (invalid_argument → 400 for bad requests and partially rejected pushes).
 import { DuplicateLabelError, Labels } from '../model/index.js';
 import {
+  DEFAULT_SERIES_LABELS_CACHE_ENTRIES,
   ProtoDecodeError,
+  SeriesLabelsCache,
   cachedEntryOf,
   decodeWriteRequest,
   type MetricMetadata,
@@ -42,7 +44,17 @@ import {
 const EMPTY = new Uint8Array(0);
 
 /** Registers the six `ingester.*` methods on the transport. */
-export function registerIngesterRpc(transport: Transport, ingester: Ingester): void {
+export function registerIngesterRpc(
+  transport: Transport,
+  ingester: Ingester,
+  labelsCacheEntries = DEFAULT_SERIES_LABELS_CACHE_ENTRIES,
+): void {
+  // Distributors send the same series every push, byte for byte: decoded through this cache,
+  // a series gets the label array, hence the Labels (see toPushSeries), of its last push, so
+  // its labels are neither decoded, checked nor hashed again and the head finds its series
+  // by the Labels' hint. One cache per ingester; its entries are a function of their bytes.
+  const labelsCache =
+    labelsCacheEntries > 0 ? new SeriesLabelsCache({ maxEntries: labelsCacheEntries }) : undefined;
   transport.handle(INGESTER_PUSH, async (req) => {
     const tenant = rpcTenant(req);
     const sourceHeader = req.headers?.[PUSH_SOURCE_HEADER] ?? 'api';
@@ -53,13 +65,19 @@ export function registerIngesterRpc(transport: Transport, ingester: Ingester): v
       );
     let data: WriteRequestData;
     try {
-      data = decodeWriteRequest(req.body);
+      data = decodeWriteRequest(req.body, labelsCache);
     } catch (err) {
       if (err instanceof ProtoDecodeError)
         throw new RpcError('invalid_argument', `failed to decode write request: ${err.message}`);
       throw err;
     }
-    await pushOrThrow(ingester, tenant, toPushSeries(data), sourceHeader, data.metadata);
+    await pushOrThrow(
+      ingester,
+      tenant,
+      toPushSeries(data, undefined, tenant),
+      sourceHeader,
+      data.metadata,
+    );
     return { body: EMPTY, contentType: PROTOBUF_CONTENT_TYPE };
   });
 
@@ -164,7 +182,7 @@ export async function pushBatch(
   await pushOrThrow(
     ingester,
     tenant,
-    toPushSeries(batch.data, batch.seriesIndexes),
+    toPushSeries(batch.data, batch.seriesIndexes, tenant),
     source,
     batch.metadata,
   );
@@ -201,10 +219,12 @@ function asRpcError(err: unknown): unknown {
  * pushed to directly gets no distributor validation), empty values dropped as Prometheus
  * treats them as absent; a repeated name or a series left without labels is refused.
  * Exemplars and native histograms are not stored by the ingester (metadata goes beside).
+ * `tenant` is whose push this is: Labels memoized on a label cache entry are per tenant.
  */
 export function toPushSeries(
   data: WriteRequestData,
   seriesIndexes?: readonly number[],
+  tenant = '',
 ): PushSeries[] {
   const out: PushSeries[] = [];
   const count = seriesIndexes?.length ?? data.series.length;
@@ -212,14 +232,17 @@ export function toPushSeries(
     const i = seriesIndexes === undefined ? k : (seriesIndexes[k] as number);
     const s = data.series[i];
     if (s === undefined) continue;
-    // A distributor's label cache entry (in-process pushes) keeps the Labels made of its
-    // array: the same Labels object, with its hashes and head series hint, every push.
+    // A label cache entry (the ingester's own, or a distributor's for in-process pushes)
+    // keeps the Labels made of its array: the same Labels object, with its hashes and head
+    // series hint, every push of the tenant.
     const entry = cachedEntryOf(s);
-    let labels = entry?.consumerMemo instanceof Labels ? entry.consumerMemo : undefined;
+    const memo = entry?.consumerMemo instanceof TenantLabels ? entry.consumerMemo : undefined;
+    let labels = memo?.get(tenant);
     if (labels === undefined)
       try {
         labels = labelsOf(s.labels);
-        if (entry !== undefined) entry.consumerMemo = labels;
+        if (memo !== undefined) memo.set(tenant, labels);
+        else if (entry !== undefined) entry.consumerMemo = new TenantLabels(tenant, labels);
       } catch (err) {
         if (err instanceof DuplicateLabelError)
           throw new RpcError('invalid_argument', `series ${i}: ${err.message}`);
@@ -239,6 +262,30 @@ export function toPushSeries(
     });
   }
   return out;
+}
+
+/**
+ * The Labels made of one label cache entry's array, per tenant (the entry's consumerMemo).
+ * Tenants often push identical label sets: sharing one Labels object, each tenant's head
+ * would take the series hint (Labels.seriesHint) from the other's on every push, and both
+ * would look their series up by hash again.
+ */
+class TenantLabels {
+  /** Tenants after the first (rare but unbounded: a map). */
+  private others: Map<string, Labels> | undefined;
+
+  constructor(
+    private readonly tenant: string,
+    private readonly labels: Labels,
+  ) {}
+
+  get(tenant: string): Labels | undefined {
+    return tenant === this.tenant ? this.labels : this.others?.get(tenant);
+  }
+
+  set(tenant: string, labels: Labels): void {
+    (this.others ??= new Map()).set(tenant, labels);
+  }
 }
 
 /**

@@ -192,12 +192,16 @@ export class BitStreamWriter {
   }
 }
 
+/** A reader's bytes before its first reset (shared: nothing can be written to no bytes). */
+const NO_BYTES = new Uint8Array(0);
+
 /**
  * Reads bits from a byte array. Reads past the end throw a DecodeError naming the byte
  * offset; iterators catch it once per sample instead of testing after every field.
  */
 export class BitStreamReader {
-  private buf: Uint8Array = new Uint8Array(0);
+  // Not a fresh array: a reader is made for every chunk iterator, which resets it at once.
+  private buf: Uint8Array = NO_BYTES;
   private pos = 0; // in bits
   private end = 0; // in bits
   /** High and low 32 bits of the last readBits64 result (avoids allocating a pair). */

@@ -124,10 +124,12 @@ export class XorChunk implements Chunk {
 
 /** Iterates an XOR chunk. Reuse one across chunks with `XorChunk.iterator(reuse)`. */
 export class XorIterator implements ChunkIterator {
+  // Field initialisers run for every iterator (one per chunk a query reads): no allocation
+  // here that the constructor's reset() replaces, and the float view only once a value is read.
   private readonly reader = new BitStreamReader();
-  private readonly varints = new DecBuf(new Uint8Array(0));
-  private readonly floatView = new DataView(new ArrayBuffer(8));
-  private bytes: Uint8Array = new Uint8Array(0);
+  private readonly varints = new DecBuf(EMPTY_BYTES);
+  private floatView: DataView | null = null;
+  private bytes: Uint8Array = EMPTY_BYTES;
   private numTotal = 0;
   private numRead = 0;
   private t = Number.MIN_SAFE_INTEGER;
@@ -202,9 +204,10 @@ export class XorIterator implements ChunkIterator {
   }
 
   atF(): number {
-    this.floatView.setUint32(0, this.vHi);
-    this.floatView.setUint32(4, this.vLo);
-    return this.floatView.getFloat64(0);
+    const view = (this.floatView ??= new DataView(new ArrayBuffer(8)));
+    view.setUint32(0, this.vHi);
+    view.setUint32(4, this.vLo);
+    return view.getFloat64(0);
   }
 
   /** High 32 bits of the current value's IEEE-754 representation (bit-exact, NaN payloads kept). */

@@ -108,7 +108,11 @@ export class Head implements PostingsSource {
    */
   private removals = 0;
   private lastAppenderId = 0;
-  private readonly stripes: Stripe[];
+  /**
+   * Made on first use: a head of few series (one per tenant, opened and reopened with every
+   * restart) would otherwise build 2 × stripeSize empty maps up front. Missing ones are empty.
+   */
+  private readonly stripes: (Stripe | undefined)[];
   private readonly stripeMask: number;
   /** Marks the series in this head (MemSeries.owner), without referring to the head. */
   private readonly ownerToken = {};
@@ -148,7 +152,7 @@ export class Head implements PostingsSource {
     this.oooCapMax = config.outOfOrderCapMax ?? DEFAULT_OOO_CAP_MAX;
     if (!Number.isInteger(this.oooCapMax) || this.oooCapMax < 1 || this.oooCapMax > 255)
       throw new RangeError(`out-of-order cap max must be in [1, 255], got ${this.oooCapMax}`);
-    this.stripes = Array.from({ length: stripeSize }, () => new Stripe());
+    this.stripes = new Array<Stripe | undefined>(stripeSize).fill(undefined);
     this.stripeMask = stripeSize - 1;
     this.logger = deps.logger;
     this.wal = deps.wal;
@@ -229,11 +233,12 @@ export class Head implements PostingsSource {
 
   /** Closes the WAL and the WBL. */
   async close(): Promise<void> {
-    // Label sets outlive the head (a distributor's label cache keeps them): their hints must
-    // not keep this head's series, and chunks, alive.
+    // Label sets outlive the head (distributors' and ingesters' label caches keep them): their
+    // hints must not keep this head's series, and chunks, alive.
     for (const stripe of this.stripes)
-      for (const series of stripe.byRef.values())
-        if (series.labels.seriesHint === series) series.labels.seriesHint = undefined;
+      if (stripe !== undefined)
+        for (const series of stripe.byRef.values())
+          if (series.labels.seriesHint === series) series.labels.seriesHint = undefined;
     await this.wal?.close();
     await this.wblLog?.close();
   }
@@ -299,7 +304,8 @@ export class Head implements PostingsSource {
     // last time is one field away, and valid while it is still in this head.
     const hint = labels.seriesHint;
     if (hint instanceof MemSeries && hint.owner === this.ownerToken) return hint;
-    const list = this.hashStripe(labels).byHash.get(labels.lookupHash());
+    const hash = labels.lookupHash();
+    const list = this.stripes[hash & this.stripeMask]?.byHash.get(hash);
     if (list === undefined) return undefined;
     for (const s of list)
       if (s.labels.equals(labels)) {
@@ -335,7 +341,7 @@ export class Head implements PostingsSource {
   /** @internal Adds a series object built by an appender (ref from allocateRef). */
   insertMemSeries(series: MemSeries): MemSeries {
     const { ref, labels } = series;
-    const refStripe = this.stripes[ref & this.stripeMask] as Stripe;
+    const refStripe = this.stripeAt(ref);
     if (refStripe.byRef.has(ref)) throw new Error(`series ref ${ref} already exists in the head`);
     refStripe.byRef.set(ref, series);
     series.owner = this.ownerToken;
@@ -429,6 +435,7 @@ export class Head implements PostingsSource {
     let removedChunks = 0;
     let actualMin = EMPTY_HEAD_MIN_TIME;
     for (const stripe of this.stripes) {
+      if (stripe === undefined) continue;
       for (const series of stripe.byRef.values()) {
         removedChunks += series.truncateBefore(mint);
         const seriesMin = series.minTime();
@@ -457,6 +464,7 @@ export class Head implements PostingsSource {
     let mint = EMPTY_HEAD_MIN_TIME;
     let maxt = EMPTY_HEAD_MAX_TIME;
     for (const stripe of this.stripes) {
+      if (stripe === undefined) continue;
       for (const series of stripe.byRef.values()) {
         if (series.ooo === null) continue;
         if ((series.ooo.buffer?.length ?? 0) > 0) series.cutOOOBuffer(this.nextOOOChunkSeq());
@@ -484,6 +492,7 @@ export class Head implements PostingsSource {
     const dead = new Set<number>();
     const deadLabels: Labels[] = [];
     for (const stripe of this.stripes) {
+      if (stripe === undefined) continue;
       for (const series of stripe.byRef.values()) {
         if (series.ooo === null) continue;
         removedChunks += series.truncateOOO(seq);
@@ -516,9 +525,9 @@ export class Head implements PostingsSource {
   }
 
   private removeSeries(ref: number): void {
-    const refStripe = this.stripes[ref & this.stripeMask] as Stripe;
-    const series = refStripe.byRef.get(ref);
-    if (series === undefined) return;
+    const refStripe = this.stripes[ref & this.stripeMask];
+    const series = refStripe?.byRef.get(ref);
+    if (refStripe === undefined || series === undefined) return;
     refStripe.byRef.delete(ref);
     series.owner = undefined;
     if (series.labels.seriesHint === series) series.labels.seriesHint = undefined;
@@ -534,7 +543,13 @@ export class Head implements PostingsSource {
   }
 
   private hashStripe(labels: Labels): Stripe {
-    return this.stripes[labels.lookupHash() & this.stripeMask] as Stripe;
+    return this.stripeAt(labels.lookupHash());
+  }
+
+  /** The stripe of a ref or label hash, made if missing. */
+  private stripeAt(key: number): Stripe {
+    const i = key & this.stripeMask;
+    return (this.stripes[i] ??= new Stripe());
   }
 }
 

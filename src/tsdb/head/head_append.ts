@@ -7,6 +7,7 @@
 // them: series created by the appender are not in the head until commit, so a rollback
 // leaves no series, no postings and no log records behind.
 import type { Labels } from '../../model/index.js';
+import { EncBuf } from '../encoding/index.js';
 import { SampleBatch, encodeSamples, encodeSeries, type RefSeries } from '../record/index.js';
 import {
   DuplicateSampleForTimestampError,
@@ -16,7 +17,7 @@ import {
   type SampleRejectedError,
 } from './errors.js';
 import type { Head } from './head.js';
-import { FloatBits, HI, LO } from './float_words.js';
+import { HI, LO, type FloatBits } from './float_words.js';
 import { MemSeries } from './mem_series.js';
 import { applyOOO, commitSlowPath, type Accepted } from './head_commit.js';
 
@@ -69,7 +70,8 @@ export class HeadAppender {
    */
   private contended: Map<MemSeries, number> | undefined;
   private ooo: PendingOOO | undefined;
-  private readonly bits = new FloatBits();
+  /** The head's (AppendScratch.bits): only used within one synchronous append call. */
+  private readonly bits: FloatBits;
   private minValidTime: number | undefined;
   /** Out-of-order samples at or after this are accepted (head max time − window). */
   private oooMinValidTime = 0;
@@ -81,6 +83,7 @@ export class HeadAppender {
     this.id = head.nextAppenderId();
     this.createdAt = head.stateVersion();
     this.removalsAt = head.removalVersion();
+    this.bits = head.appendScratch.bits;
     this.buffer = head.appendBuffers.pop() ?? { batch: new SampleBatch(), series: [] };
     this.batch = this.buffer.batch;
     this.seriesOf = this.buffer.series;
@@ -259,7 +262,10 @@ export class HeadAppender {
         const series: RefSeries[] = create.map((s) => ({ ref: s.ref, labels: s.labels }));
         records.push(encodeSeries(series));
       }
-      if (inOrder.length > 0) records.push(encodeSamples(inOrder));
+      // Sized for a typical sample (ref and time deltas of up to 3 bytes each, 8 value bytes)
+      // so the record is written without the buffer doubling its way up from 64 bytes.
+      if (inOrder.length > 0)
+        records.push(encodeSamples(inOrder, new EncBuf(17 + 14 * inOrder.length)));
       if (records.length > 0) await head.wal.log(...records);
     }
     if (ooo !== undefined && ooo.length > 0) {
@@ -398,14 +404,24 @@ function applyInOrder(
  */
 export function applyBatch(head: Head, batch: SampleBatch, minT = -Infinity): number {
   const { refs, timestamps } = batch;
+  const n = batch.length;
   const seriesOf: MemSeries[] = [];
-  const kept = new SampleBatch(Math.max(1, batch.length));
-  for (let i = 0; i < batch.length; i++) {
-    if ((timestamps[i] as number) < minT) continue;
-    const series = head.seriesByRef(refs[i] as number);
-    if (series === undefined) continue;
-    kept.pushFrom(batch, i);
+  // Replayed records nearly always keep every sample: then the batch is applied as it is,
+  // and only a record with samples to leave out is copied (one copy per WAL record, at
+  // every restart, was most of the replay's allocation).
+  let kept: SampleBatch | undefined;
+  for (let i = 0; i < n; i++) {
+    const series =
+      (timestamps[i] as number) < minT ? undefined : head.seriesByRef(refs[i] as number);
+    if (series === undefined) {
+      if (kept === undefined) {
+        kept = new SampleBatch(Math.max(1, n));
+        for (let j = 0; j < i; j++) kept.pushFrom(batch, j);
+      }
+      continue;
+    }
+    kept?.pushFrom(batch, i);
     seriesOf.push(series);
   }
-  return applyInOrder(head, kept, seriesOf);
+  return applyInOrder(head, kept ?? batch, seriesOf);
 }

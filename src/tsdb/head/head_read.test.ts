@@ -4,6 +4,7 @@ import { Labels, Matcher } from '../../model/index.js';
 import { newMetricsRegistry } from '../../runtime/index.js';
 import { CapturingLogger } from '../../runtime/testing/index.js';
 import { ValueType } from '../chunkenc/index.js';
+import { HeadSampleIterator } from './head_read.js';
 import { Head } from './index.js';
 
 const newHead = () =>
@@ -115,6 +116,18 @@ describe('head reads', () => {
     expect(seeker.atT()).toBe(1100);
     expect(seeker.seek(1300)).toBe(ValueType.None);
     expect(await head.select([Matcher.equal('__name__', 'x')], 5000, 6000)).toEqual([]);
+  });
+
+  it('answers like a chunk iterator before its first sample, over no chunks and bad ones', () => {
+    const none = new HeadSampleIterator([], 0, 100);
+    expect([none.atT(), none.atF()]).toEqual([Number.MIN_SAFE_INTEGER, 0]);
+    expect(none.at()).toEqual({ t: Number.MIN_SAFE_INTEGER, v: 0 });
+    expect(none.next()).toBe(ValueType.None);
+    expect(none.err()).toBeNull();
+    expect(new HeadSampleIterator([], 0, 100).seek(0)).toBe(ValueType.None);
+    const torn = new HeadSampleIterator([new Uint8Array([0])], 0, 100);
+    expect(torn.next()).toBe(ValueType.None);
+    expect(torn.err()?.message).toMatch(/too short/);
   });
 
   it('a selected series is a snapshot: later appends are not seen', async () => {

@@ -25,12 +25,19 @@ export interface SelectOptions {
   readonly outOfOrder?: boolean;
 }
 
+/** What an XOR iterator answers before its first sample (as one over no chunk would). */
+const BEFORE_FIRST: FloatSample = Object.freeze({ t: Number.MIN_SAFE_INTEGER, v: 0 });
+
 /**
  * Walks samples across a series' chunks, limited to [mint, maxt]. Same protocol as a
  * ChunkIterator: `next()`/`seek()` return ValueType.None at the end or on error (`err()`).
  */
 export class HeadSampleIterator implements SeriesSampleIterator {
-  private readonly it = new XorIterator(new Uint8Array([0, 0]));
+  /**
+   * The chunk iterator, made on the first chunk (a query makes one of these per series) and
+   * reset for the next ones; `BEFORE_FIRST` answers until then.
+   */
+  private it: XorIterator | null = null;
   private chunk = -1;
   private exhausted = false;
 
@@ -43,44 +50,48 @@ export class HeadSampleIterator implements SeriesSampleIterator {
   next(): ValueType {
     if (this.exhausted) return ValueType.None;
     for (;;) {
-      if (this.chunk >= 0 && this.it.next() !== ValueType.None) {
-        const t = this.it.atT();
-        if (t < this.mint) continue;
-        if (t > this.maxt) return this.finish();
-        return ValueType.Float;
+      const it = this.it;
+      if (it !== null) {
+        if (it.next() !== ValueType.None) {
+          const t = it.atT();
+          if (t < this.mint) continue;
+          if (t > this.maxt) return this.finish();
+          return ValueType.Float;
+        }
+        if (it.err() !== null) return this.finish();
       }
-      if (this.chunk >= 0 && this.it.err() !== null) return this.finish();
       this.chunk++;
       const bytes = this.chunks[this.chunk];
       if (bytes === undefined) return this.finish();
-      this.it.reset(bytes);
+      if (it === null) this.it = new XorIterator(bytes);
+      else it.reset(bytes);
     }
   }
 
   /** Advances to the first sample at or after t (never backwards). */
   seek(t: number): ValueType {
     if (this.exhausted) return ValueType.None;
-    if (this.chunk >= 0 && this.it.atT() >= t && this.it.err() === null) return ValueType.Float;
+    if (this.it !== null && this.it.atT() >= t && this.it.err() === null) return ValueType.Float;
     while (this.next() !== ValueType.None) {
-      if (this.it.atT() >= t) return ValueType.Float;
+      if (this.atT() >= t) return ValueType.Float;
     }
     return ValueType.None;
   }
 
   atT(): number {
-    return this.it.atT();
+    return this.it === null ? BEFORE_FIRST.t : this.it.atT();
   }
 
   atF(): number {
-    return this.it.atF();
+    return this.it === null ? BEFORE_FIRST.v : this.it.atF();
   }
 
   at(): FloatSample {
-    return this.it.at();
+    return this.it === null ? { ...BEFORE_FIRST } : this.it.at();
   }
 
   err(): Error | null {
-    return this.chunk >= 0 && this.chunk < this.chunks.length ? this.it.err() : null;
+    return this.it !== null && this.chunk < this.chunks.length ? this.it.err() : null;
   }
 
   private finish(): ValueType {

@@ -53,6 +53,34 @@ describe('head WAL', () => {
     ]);
   });
 
+  it('replays the samples of a record at or after the minimum valid time, in order', async () => {
+    const fs = new DiskFileSystem();
+    const { head } = await open(fs);
+    const app = head.appender();
+    app.append(seriesLabels(1), 4000, 1);
+    app.append(seriesLabels(2), 1000, 2);
+    app.append(seriesLabels(1), 5000, staleNaN());
+    app.append(seriesLabels(3), 2000, 3);
+    app.append(seriesLabels(3), 6000, 4);
+    await app.commit();
+    await head.close();
+    // One samples record: the samples before 3000 are left out, the others kept in order.
+    expect((await walRecords(fs)).map(recordType)).toEqual([RecordType.Series, RecordType.Samples]);
+    const { head: reopened, replay } = await open(fs, { minValidTime: 3000 });
+    expect(replay).toMatchObject({ series: 3, samples: 3, skippedSamples: 2, unknownRefs: 0 });
+    const read = await readAll(reopened);
+    expect(read.get(seriesLabels(1).toString())).toEqual([
+      { t: 4000, bits: toBits(1) },
+      { t: 5000, bits: toBits(staleNaN()) },
+    ]);
+    expect(read.get(seriesLabels(3).toString())).toEqual([{ t: 6000, bits: toBits(4) }]);
+    expect(read.has(seriesLabels(2).toString())).toBe(false);
+    // Without a minimum every sample of the record is replayed.
+    const { head: all, replay: allReplay } = await open(fs);
+    expect(allReplay).toMatchObject({ samples: 5, skippedSamples: 0 });
+    expect(await readAll(all)).toEqual(await readAll(head));
+  });
+
   it('replays after a crash or power loss to exactly the committed (and synced) state', async () => {
     type Step =
       | { kind: 'append'; series: number; dt: number; bits: bigint }

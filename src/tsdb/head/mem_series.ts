@@ -16,6 +16,7 @@ import {
   type OpenChunkState,
   type XorAppender,
 } from '../chunkenc/index.js';
+import { FloatBits } from './float_words.js';
 import { OOOBuffer, findInChunk, type OOOChunk } from './ooo_chunk.js';
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
@@ -40,6 +41,11 @@ export class AppendScratch {
   /** For out-of-order duplicate checks: the value bits found, and a reusable iterator. */
   readonly found = { hi: 0, lo: 0 };
   readonly iterator = new XorIterator(new Uint8Array([0, 0]));
+  /**
+   * Splits appended values into their words: one per head rather than per appender (an
+   * appender per push), which is safe as every use is within one synchronous append call.
+   */
+  readonly bits = new FloatBits();
 }
 
 /** A series' out-of-order data: chunks cut from the buffer (oldest cut first) and the buffer. */
