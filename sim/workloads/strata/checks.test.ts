@@ -6,10 +6,14 @@ import {
   checkLiveness,
   checkModelQueries,
   checkNoPhantoms,
+  modelData,
   type CheckContext,
 } from './checks.js';
+import { seriesKey } from './generator.js';
 import { WriteLedger, type AttemptOutcome, type LedgerSample } from './ledger.js';
 import { ReferenceModel } from './model.js';
+import type { ModelSeries } from './model_query.js';
+import type { CheckResult } from '../workload.js';
 import { ReadLog, type ReadSeries } from './read_log.js';
 
 const M = 60_000;
@@ -238,6 +242,51 @@ describe('strata checks', () => {
     expect(checkModelQueries({ ...ctx, reads: new ReadLog() }, [q]).detail).toContain(
       'no model query was answered',
     );
+  });
+
+  it('modelData keeps what the model expects, within the metric and window of a query when asked', () => {
+    const { ctx, reads, ledger } = world();
+    read(reads, goodRead);
+    ledger.scraped(
+      'other',
+      'a',
+      [{ series: '{__name__="n"}', labels: [['__name__', 'n']], timestamp: 100 * M, value: 1 }],
+      100 * M,
+    );
+    const keys = (data: ModelSeries[]): [string, number[]][] =>
+      data.map((d) => [seriesKey(d.labels), [...d.points.keys()]]);
+    const steadyAndLate: [string, number[]][] = [
+      [KEY, [100 * M, 101 * M]],
+      [LATE, [50 * M]],
+    ];
+    // The unsent sample of metric n is absent, so n has no data either way.
+    expect(keys(modelData(ctx, 'a', 200 * M))).toEqual(steadyAndLate);
+    const all = { afterMs: -Infinity, untilMs: Infinity };
+    expect(keys(modelData(ctx, 'a', 200 * M, { metric: 'm', ...all }))).toEqual(steadyAndLate);
+    expect(keys(modelData(ctx, 'a', 200 * M, { metric: 'n', ...all }))).toEqual([]);
+    const window = { metric: 'm', afterMs: 100 * M, untilMs: 101 * M };
+    expect(keys(modelData(ctx, 'a', 200 * M, window))).toEqual([[KEY, [101 * M]]]);
+  });
+
+  it('judge the same with the reads indexed once for all checks', () => {
+    const { ctx, reads } = world();
+    read(reads, [
+      s(KEY, [
+        [100 * M, 100],
+        [100 * M, 100],
+      ]),
+      s(LATE, [[10 * M, 10]]),
+    ]);
+    const indexed: CheckContext = { ...ctx, observedIndex: new WeakMap() };
+    const all = (c: CheckContext): CheckResult[] => [
+      checkAckedReadableExactlyOnce(c),
+      checkNoPhantoms(c),
+      checkIngestionRule(c, { expectRejected: ['a'] }),
+    ];
+    const plain = all(ctx);
+    expect(plain.map((r) => r.verdict)).toEqual(['fail', 'fail', 'fail']);
+    expect(all(indexed)).toEqual(plain);
+    expect(all(indexed)).toEqual(plain);
   });
 
   it('liveness fails for samples unresolved by their deadline, and skips those due after the end', () => {

@@ -12,8 +12,15 @@ import {
   type PushRecord,
   type WriteLedger,
 } from './ledger.js';
-import { diffVectors, evaluateQuery, type ModelSeries } from './model_query.js';
+import {
+  diffVectors,
+  evaluateQuery,
+  queryWindow,
+  type ModelSeries,
+  type QueryWindow,
+} from './model_query.js';
 import type { ReferenceModel } from './model.js';
+import { observedIn, type ObservedIndex, type ObservedPoints } from './observed_points.js';
 import { pushEvents, readEvent, sampleEvents, sampleRef } from './push_events.js';
 import type { FinalRead, ReadLog, ReadRound } from './read_log.js';
 
@@ -24,6 +31,12 @@ export interface CheckContext {
   reads: ReadLog;
   tenants: readonly string[];
   epochMs: number;
+  /** Each read's observed points, indexed once per run; without it each check indexes them. */
+  observedIndex?: ObservedIndex;
+}
+
+function observedOf(ctx: CheckContext, read: FinalRead): ObservedPoints {
+  return observedIn(ctx.observedIndex, read);
 }
 
 function rel(epochMs: number, t: number | undefined): string {
@@ -54,25 +67,6 @@ function describeSample(ctx: CheckContext, s: LedgerSample): string {
       ? 'never sent'
       : `push #${push.id} from ${push.writer}, ${ack === undefined ? pushStatus(push) : `acked at ${rel(ctx.epochMs, ack.respondedAt)}`}`;
   return `${s.tenant} ${s.series} t=${rel(ctx.epochMs, s.timestamp)} value=${s.value} (${pushPart})`;
-}
-
-/** Observed points of one final read: series → timestamp → values seen (several = duplicates). */
-export function observedPoints(read: FinalRead): Map<string, Map<number, number[]>> {
-  const out = new Map<string, Map<number, number[]>>();
-  for (const s of read.series) {
-    let points = out.get(s.key);
-    if (points === undefined) {
-      points = new Map();
-      out.set(s.key, points);
-    }
-    s.timestamps.forEach((ts, i) => {
-      const list = points.get(ts);
-      const v = s.values[i] as number;
-      if (list === undefined) points.set(ts, [v]);
-      else list.push(v);
-    });
-  }
-  return out;
 }
 
 function sameValue(a: number, b: number): boolean {
@@ -108,7 +102,7 @@ export function checkAckedReadableExactlyOnce(ctx: CheckContext): CheckResult {
     for (const tenant of ctx.tenants) {
       const read = round.reads.get(tenant);
       if (read === undefined) continue;
-      const observed = observedPoints(read);
+      const observed = observedOf(ctx, read);
       for (const [series, points] of observed)
         for (const [ts, values] of points)
           if (values.length > 1)
@@ -116,21 +110,25 @@ export function checkAckedReadableExactlyOnce(ctx: CheckContext): CheckResult {
               `${prefix}${tenant} ${series} t=${rel(ctx.epochMs, ts)} read ${values.length} times (${values.join(', ')})`,
               readEvidence(read, round.label, ctx.ledger.lookup(tenant, series, ts)),
             );
-      for (const s of ctx.ledger.samples(tenant)) {
-        if (sampleStatus(s) !== 'acked' || ctx.model.expectation(s, read.startedAt) !== 'present')
-          continue;
-        judged++;
-        const values = observed.get(s.series)?.get(s.timestamp);
-        if (values === undefined)
-          failures.add(
-            `${prefix}lost: ${describeSample(ctx, s)}`,
-            readEvidence(read, round.label, s),
-          );
-        else if (!values.some((v) => sameValue(v, s.value)))
-          failures.add(
-            `${prefix}wrong value ${values.join(', ')}: ${describeSample(ctx, s)}`,
-            readEvidence(read, round.label, s),
-          );
+      // Series by series (the order of `ledger.samples`), so each series is looked up once.
+      for (const [series, points] of ctx.ledger.seriesOf(tenant)) {
+        const seen = observed.get(series);
+        for (const s of points.values()) {
+          if (sampleStatus(s) !== 'acked' || ctx.model.expectation(s, read.startedAt) !== 'present')
+            continue;
+          judged++;
+          const values = seen?.get(s.timestamp);
+          if (values === undefined)
+            failures.add(
+              `${prefix}lost: ${describeSample(ctx, s)}`,
+              readEvidence(read, round.label, s),
+            );
+          else if (!values.some((v) => sameValue(v, s.value)))
+            failures.add(
+              `${prefix}wrong value ${values.join(', ')}: ${describeSample(ctx, s)}`,
+              readEvidence(read, round.label, s),
+            );
+        }
       }
     }
   const where =
@@ -153,10 +151,12 @@ export function checkNoPhantoms(ctx: CheckContext): CheckResult {
     for (const tenant of ctx.tenants) {
       const answer = round.reads.get(tenant);
       if (answer === undefined) continue;
-      for (const [series, points] of observedPoints(answer)) {
+      const written = ctx.ledger.seriesOf(tenant);
+      for (const [series, points] of observedOf(ctx, answer)) {
+        const writtenPoints = written.get(series);
         for (const [ts, values] of points) {
           read++;
-          const s = ctx.ledger.lookup(tenant, series, ts);
+          const s = writtenPoints?.get(ts);
           if (s === undefined) {
             failures.add(
               `${prefix}${tenant} ${series} t=${rel(ctx.epochMs, ts)} was never written to ${tenant}`,
@@ -172,13 +172,14 @@ export function checkNoPhantoms(ctx: CheckContext): CheckResult {
               `${prefix}read value(s) ${values.join(', ')} for ${describeSample(ctx, s)}`,
               readEvidence(answer, round.label, s),
             );
+          const status = sampleStatus(s);
           const exp = ctx.model.expectation(s, answer.startedAt);
           if (exp === 'absent')
             failures.add(
-              `${prefix}${sampleStatus(s) === 'unsent' ? 'never-sent' : 'refused'} sample is readable: ${describeSample(ctx, s)}`,
+              `${prefix}${status === 'unsent' ? 'never-sent' : 'refused'} sample is readable: ${describeSample(ctx, s)}`,
               readEvidence(answer, round.label, s),
             );
-          if (sampleStatus(s) !== 'acked') unacked++;
+          if (status !== 'acked') unacked++;
         }
       }
     }
@@ -205,7 +206,7 @@ export function checkIngestionRule(
   const undecidedByTenant = new Map<string, number>();
   for (const push of ctx.ledger.pushes) {
     const status = pushStatus(push);
-    const verdicts = push.samples.map((s) => ctx.model.verdict(s));
+    const verdicts = ctx.model.verdicts(push);
     const tooOld = push.samples.filter((_, i) => verdicts[i] === 'must_reject');
     const undecided = verdicts.filter((v) => v === 'either').length;
     if (undecided > 0)
@@ -242,21 +243,24 @@ export function checkIngestionRule(
   for (const tenant of ctx.tenants) {
     const read = ctx.reads.finalReads.get(tenant);
     if (read === undefined) continue;
-    const observed = observedPoints(read);
-    for (const s of ctx.ledger.samples(tenant)) {
-      if (s.push === undefined || pushStatus(s.push) === 'acked') continue;
-      const present = observed.get(s.series)?.has(s.timestamp) === true;
-      const exp = ctx.model.expectation(s, read.startedAt);
-      if (exp === 'absent' && present)
-        failures.add(
-          `a sample the rule refuses is readable: ${describeSample(ctx, s)}`,
-          readEvidence(read, 'final read', s),
-        );
-      if (exp === 'present' && !present)
-        failures.add(
-          `partial acceptance lost a sample the rule accepts (its push was refused for others): ${describeSample(ctx, s)}`,
-          readEvidence(read, 'final read', s),
-        );
+    const observed = observedOf(ctx, read);
+    for (const [series, points] of ctx.ledger.seriesOf(tenant)) {
+      const seen = observed.get(series);
+      for (const s of points.values()) {
+        if (s.push === undefined || pushStatus(s.push) === 'acked') continue;
+        const present = seen?.has(s.timestamp) === true;
+        const exp = ctx.model.expectation(s, read.startedAt);
+        if (exp === 'absent' && present)
+          failures.add(
+            `a sample the rule refuses is readable: ${describeSample(ctx, s)}`,
+            readEvidence(read, 'final read', s),
+          );
+        if (exp === 'present' && !present)
+          failures.add(
+            `partial acceptance lost a sample the rule accepts (its push was refused for others): ${describeSample(ctx, s)}`,
+            readEvidence(read, 'final read', s),
+          );
+      }
     }
   }
   for (const tenant of opts.expectRejected)
@@ -304,7 +308,14 @@ export function checkModelQueries(ctx: CheckContext, queries: readonly QuerySpec
     }
     const diff = diffVectors(
       answer.result,
-      evaluateQuery(spec, answer.atMs, modelData(ctx, spec.tenant, answer.startedAt)),
+      evaluateQuery(
+        spec,
+        answer.atMs,
+        modelData(ctx, spec.tenant, answer.startedAt, {
+          metric: spec.metric,
+          ...queryWindow(spec, answer.atMs),
+        }),
+      ),
     );
     if (diff.length > 0) failures.add(`${label}: ${diff.slice(0, 3).join(', ')}`, evidence);
   }
@@ -318,25 +329,41 @@ export function checkModelQueries(ctx: CheckContext, queries: readonly QuerySpec
 /**
  * The data the model answers a query from: samples that must be present, plus samples whose
  * storage the ledger cannot decide (unknown outcome, either side of the rule) when the final
- * read shows them. Without a final read the undecided samples are left out.
+ * read shows them. Without a final read the undecided samples are left out. With `scope`,
+ * only what one query reads: its metric's samples within its window (`queryWindow`).
  */
-export function modelData(ctx: CheckContext, tenant: string, readAt: number): ModelSeries[] {
+export function modelData(
+  ctx: CheckContext,
+  tenant: string,
+  readAt: number,
+  scope?: { metric: string } & QueryWindow,
+): ModelSeries[] {
   const read = ctx.reads.finalReads.get(tenant);
-  const observed =
-    read === undefined ? new Map<string, Map<number, number[]>>() : observedPoints(read);
+  const observed: ObservedPoints =
+    read === undefined ? new Map<string, Map<number, number[]>>() : observedOf(ctx, read);
+  const judgedAt = Math.max(readAt, read?.startedAt ?? readAt);
   const out: ModelSeries[] = [];
   for (const [series, points] of ctx.ledger.seriesOf(tenant)) {
+    // Every sample of a series carries the same labels (the key is made from them).
+    const first = points.values().next();
+    if (first.done === true) continue;
+    const labels = first.value.labels;
+    if (scope !== undefined && metricOf(labels) !== scope.metric) continue;
+    const seen = observed.get(series);
     const kept = new Map<number, number>();
-    let labels: readonly (readonly [string, string])[] = [];
     for (const [ts, s] of points) {
-      labels = s.labels;
-      const exp = ctx.model.expectation(s, Math.max(readAt, read?.startedAt ?? readAt));
-      if (exp === 'present' || (exp === 'maybe' && observed.get(series)?.has(ts) === true))
-        kept.set(ts, s.value);
+      if (scope !== undefined && (ts <= scope.afterMs || ts > scope.untilMs)) continue;
+      const exp = ctx.model.expectation(s, judgedAt);
+      if (exp === 'present' || (exp === 'maybe' && seen?.has(ts) === true)) kept.set(ts, s.value);
     }
     if (kept.size > 0) out.push({ labels, points: kept });
   }
   return out;
+}
+
+function metricOf(labels: readonly (readonly [string, string])[]): string | undefined {
+  for (const [n, v] of labels) if (n === '__name__') return v;
+  return undefined;
 }
 
 /**

@@ -37,6 +37,7 @@ import { strataOperator, type OperatorMark } from './operator.js';
 import { ReplicaHistory } from './model_replicas.js';
 import { SIM_BUCKET, STRATA_TARGETS } from './node_config.js';
 import { TSDB_DIR } from './node_paths.js';
+import type { ObservedIndex } from './observed_points.js';
 import { ReadLog } from './read_log.js';
 import { strataReader } from './reader.js';
 import { strataProcess } from './strata_process.js';
@@ -131,6 +132,8 @@ export const strataWorkload: WorkloadDefinition<StrataWorkloadConfig> = {
       ctx.quietAtMs + READ_AFTER_QUIET_MS,
     );
     let model: ReferenceModel | undefined;
+    // The checks run after the reads are recorded; each read is indexed once for all of them.
+    const observedIndex: ObservedIndex = new WeakMap();
     const checkContext = (): CheckContext => {
       model ??= new ReferenceModel(ledger, {
         tenants: config.tenants,
@@ -151,6 +154,7 @@ export const strataWorkload: WorkloadDefinition<StrataWorkloadConfig> = {
         reads,
         tenants: config.tenants.map((t) => t.name),
         epochMs: ctx.epochMs,
+        observedIndex,
       };
     };
     const writerStreams = new Map<string, ReturnType<typeof ctx.random.fork>>();

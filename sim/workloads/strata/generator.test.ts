@@ -80,4 +80,19 @@ describe('SeriesGenerator', () => {
     expect(after[2]!.series).toBe(before[2]!.series);
     expect(later.map((s) => s.labels.find(([n]) => n === 'gen')![1])).toEqual(['1', '1', '1', '1']);
   });
+
+  it('builds a series once per generation: its samples share labels and key until churn', () => {
+    const g = gen({ churnEveryMs: 2_000, churnFraction: 0.5 });
+    const a = g.scrape(1_000);
+    const b = g.scrape(2_000);
+    const c = g.scrape(3_000); // slots 0 and 1 churn
+    for (let i = 0; i < 4; i++) {
+      expect(b[i]!.labels).toBe(a[i]!.labels);
+      expect(c[i]!.series).toBe(seriesKey(c[i]!.labels));
+    }
+    expect(c[0]!.labels).not.toBe(a[0]!.labels);
+    expect(c[0]!.series).not.toBe(a[0]!.series);
+    expect(c[2]!.labels).toBe(a[2]!.labels);
+    expect(c[0]!.labels).toEqual(g.labelsOf(0, 1));
+  });
 });

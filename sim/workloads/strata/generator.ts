@@ -28,8 +28,23 @@ export const METRIC_PREFIX = 'strata_sim_m';
  * series (`{a="x", b="y"}`), so the ledger and the read answers meet on the same string.
  */
 export function seriesKey(pairs: Iterable<readonly [string, string]>): string {
-  const sorted = [...pairs].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `{${sorted.map(([n, v]) => `${n}=${JSON.stringify(v)}`).join(', ')}}`;
+  const sorted = Array.from(pairs).sort(byName);
+  let out = '{';
+  for (let i = 0; i < sorted.length; i++) {
+    const [n, v] = sorted[i] as readonly [string, string];
+    out += `${i === 0 ? '' : ', '}${n}=${JSON.stringify(v)}`;
+  }
+  return `${out}}`;
+}
+
+function byName(a: readonly [string, string], b: readonly [string, string]): number {
+  return a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0;
+}
+
+/** A slot's series in its current generation: labels and key, built once per generation. */
+interface SlotSeries {
+  key: string;
+  labels: [string, string][];
 }
 
 /**
@@ -45,6 +60,12 @@ export function seriesKey(pairs: Iterable<readonly [string, string]>): string {
 export class SeriesGenerator {
   private readonly counters: number[];
   private readonly generations: number[];
+  /**
+   * Each slot's series, rebuilt only when churn changes its generation: every sample of a
+   * series shares one labels array and one key string instead of building them per scrape.
+   * Nothing downstream mutates them (the writers copy labels into their requests).
+   */
+  private readonly slotSeries: SlotSeries[];
   private churnsApplied = 0;
 
   constructor(
@@ -53,6 +74,8 @@ export class SeriesGenerator {
   ) {
     this.counters = new Array<number>(config.series).fill(0);
     this.generations = new Array<number>(config.series).fill(0);
+    this.slotSeries = [];
+    for (let slot = 0; slot < config.series; slot++) this.slotSeries.push(this.seriesOf(slot, 0));
   }
 
   /** Labels of a slot in a generation. */
@@ -65,6 +88,11 @@ export class SeriesGenerator {
       ['job', 'strata-sim'],
       ['slot', String(slot)],
     ];
+  }
+
+  private seriesOf(slot: number, gen: number): SlotSeries {
+    const labels = this.labelsOf(slot, gen);
+    return { key: seriesKey(labels), labels };
   }
 
   /** How many churn rounds have happened by `timestamp`. */
@@ -80,7 +108,9 @@ export class SeriesGenerator {
     for (; this.churnsApplied < rounds; this.churnsApplied++) {
       for (let i = 0; i < perRound; i++) {
         const slot = (this.churnsApplied * perRound + i) % c.series;
-        this.generations[slot] = (this.generations[slot] as number) + 1;
+        const gen = (this.generations[slot] as number) + 1;
+        this.generations[slot] = gen;
+        this.slotSeries[slot] = this.seriesOf(slot, gen);
         this.counters[slot] = 0;
       }
     }
@@ -89,12 +119,13 @@ export class SeriesGenerator {
   /** One scrape at `timestamp` (ms, strictly after the previous scrape's): one sample per slot. */
   scrape(timestamp: number): GeneratedSample[] {
     this.applyChurn(this.churnRoundsBy(timestamp));
-    const out: GeneratedSample[] = [];
-    for (let slot = 0; slot < this.config.series; slot++) {
+    const n = this.config.series;
+    const out = new Array<GeneratedSample>(n);
+    for (let slot = 0; slot < n; slot++) {
       const value = (this.counters[slot] as number) + 1 + this.random.int(10);
       this.counters[slot] = value;
-      const labels = this.labelsOf(slot, this.generations[slot] as number);
-      out.push({ series: seriesKey(labels), labels, timestamp, value });
+      const { key, labels } = this.slotSeries[slot] as SlotSeries;
+      out[slot] = { series: key, labels, timestamp, value };
     }
     return out;
   }

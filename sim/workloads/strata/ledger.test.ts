@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { GeneratedSample } from './generator.js';
 import {
   WriteLedger,
   pushStatus,
@@ -65,6 +66,43 @@ describe('WriteLedger', () => {
       message: 'x',
     });
     expect(pushStatus(p)).toBe('rejected');
+  });
+
+  it('walks samples series by series, each in time order, for one tenant or all', () => {
+    const ledger = new WriteLedger();
+    scrape(ledger, 't', 10);
+    scrape(ledger, 'u', 15, 1);
+    scrape(ledger, 't', 20);
+    const order = (it: Iterable<LedgerSample>): string[] =>
+      [...it].map((s) => `${s.tenant}${s.series}@${s.timestamp}`);
+    expect(order(ledger.samples('t'))).toEqual([
+      't{s="0"}@10',
+      't{s="0"}@20',
+      't{s="1"}@10',
+      't{s="1"}@20',
+    ]);
+    expect(order(ledger.samples())).toEqual([...order(ledger.samples('t')), 'u{s="0"}@15']);
+    expect(order(ledger.samples('none'))).toEqual([]);
+  });
+
+  it('records several samples of a series in one call, and refuses a repeated timestamp in it', () => {
+    const ledger = new WriteLedger();
+    const sample = (series: string, timestamp: number): GeneratedSample => ({
+      series,
+      labels: [['s', series]],
+      timestamp,
+      value: timestamp,
+    });
+    const recs = ledger.scraped('w', 't', [sample('A', 1), sample('A', 2), sample('B', 1)], 0);
+    expect(recs.map((r) => [r.series, r.timestamp, r.push])).toEqual([
+      ['A', 1, undefined],
+      ['A', 2, undefined],
+      ['B', 1, undefined],
+    ]);
+    expect(ledger.lookup('t', 'A', 2)).toBe(recs[1]);
+    expect(() => ledger.scraped('w', 't', [sample('C', 1), sample('C', 1)], 0)).toThrow(
+      /C already has a sample at 1/,
+    );
   });
 
   it('refuses a sample scraped twice or pushed twice', () => {

@@ -25,8 +25,12 @@ export interface LedgerSample extends GeneratedSample {
   tenant: string;
   writer: string;
   scrapedAt: number;
-  /** The push that carried it; undefined while it waits in the writer's queue. */
-  push?: PushRecord;
+  /**
+   * The push that carried it; undefined while it waits in the writer's queue. The ledger
+   * creates every sample with this property present (as undefined), so setting it later
+   * keeps the object's shape.
+   */
+  push?: PushRecord | undefined;
 }
 
 export interface PushRecord {
@@ -63,7 +67,9 @@ export class WriteLedger {
       series = new Map();
       this.byTenant.set(tenant, series);
     }
-    return samples.map((s) => {
+    const out = new Array<LedgerSample>(samples.length);
+    for (let i = 0; i < samples.length; i++) {
+      const s = samples[i] as GeneratedSample;
       let points = series.get(s.series);
       if (points === undefined) {
         points = new Map();
@@ -71,11 +77,23 @@ export class WriteLedger {
       }
       if (points.has(s.timestamp))
         throw new Error(`ledger: ${tenant} ${s.series} already has a sample at ${s.timestamp}`);
-      const rec: LedgerSample = { ...s, tenant, writer, scrapedAt: at };
+      // One literal with every field (no spread of `s`, `push` present from the start):
+      // all ledger samples share one hidden class, which keeps the checks' loops fast.
+      const rec: LedgerSample = {
+        series: s.series,
+        labels: s.labels,
+        timestamp: s.timestamp,
+        value: s.value,
+        tenant,
+        writer,
+        scrapedAt: at,
+        push: undefined,
+      };
       points.set(s.timestamp, rec);
       this.generated++;
-      return rec;
-    });
+      out[i] = rec;
+    }
+    return out;
   }
 
   /** A new push of `samples` (each sample travels in exactly one push). */
@@ -127,26 +145,38 @@ export class WriteLedger {
     return this.byTenant.get(tenant)?.get(series)?.get(timestamp);
   }
 
-  *samples(tenant?: string): IterableIterator<LedgerSample> {
-    const tenants =
-      tenant === undefined ? [...this.byTenant.values()] : [this.byTenant.get(tenant)];
-    for (const series of tenants) {
-      if (series === undefined) continue;
-      for (const points of series.values()) yield* points.values();
-    }
+  /** Every sample (of one tenant, or of all), series by series, each series in time order. */
+  samples(tenant?: string): IterableIterator<LedgerSample> {
+    // Collected into an array rather than yielded: the checks walk every sample several
+    // times, and an array iterator is much cheaper per step than a delegating generator.
+    const out: LedgerSample[] = [];
+    const collect = (series: Map<string, Map<number, LedgerSample>> | undefined): void => {
+      if (series === undefined) return;
+      for (const points of series.values()) for (const s of points.values()) out.push(s);
+    };
+    if (tenant === undefined) for (const series of this.byTenant.values()) collect(series);
+    else collect(this.byTenant.get(tenant));
+    return out.values();
   }
 }
 
 /** The first 2xx answer of a push, if any. */
 export function ackOf(push: PushRecord): Attempt | undefined {
-  return push.attempts.find((a) => a.outcome?.kind === 'ok');
+  // Plain loops in these helpers: the checks call them once or more per sample.
+  for (const a of push.attempts) if (a.outcome !== undefined && a.outcome.kind === 'ok') return a;
+  return undefined;
 }
 
 /** The push's 4xx answer, if it ended with one. */
 export function rejectionOf(
   push: PushRecord,
 ): (Attempt & { outcome: { kind: 'rejected'; code: string; message: string } }) | undefined {
-  const a = push.attempts.find((x) => x.outcome?.kind === 'rejected');
+  let a: Attempt | undefined;
+  for (const x of push.attempts)
+    if (x.outcome !== undefined && x.outcome.kind === 'rejected') {
+      a = x;
+      break;
+    }
   return a as
     (Attempt & { outcome: { kind: 'rejected'; code: string; message: string } }) | undefined;
 }
@@ -159,10 +189,13 @@ export function rejectionOf(
  */
 export function pushStatus(push: PushRecord | undefined): SampleStatus {
   if (push === undefined || push.attempts.length === 0) return 'unsent';
-  if (ackOf(push) !== undefined) return 'acked';
-  if (push.attempts.some((a) => a.outcome === undefined || a.outcome.kind === 'unknown'))
-    return 'unknown';
-  return 'rejected';
+  let mayHaveStored = false;
+  for (const a of push.attempts) {
+    const o = a.outcome;
+    if (o === undefined || o.kind === 'unknown') mayHaveStored = true;
+    else if (o.kind === 'ok') return 'acked';
+  }
+  return mayHaveStored ? 'unknown' : 'rejected';
 }
 
 export function sampleStatus(s: LedgerSample): SampleStatus {
@@ -176,8 +209,9 @@ export function firstSentAt(push: PushRecord): number | undefined {
 
 /** When the push got its decisive (2xx or 4xx) answer, if it did. */
 export function resolvedAt(push: PushRecord): number | undefined {
-  return push.attempts.find((a) => a.outcome !== undefined && a.outcome.kind !== 'unknown')
-    ?.respondedAt;
+  for (const a of push.attempts)
+    if (a.outcome !== undefined && a.outcome.kind !== 'unknown') return a.respondedAt;
+  return undefined;
 }
 
 /** Counts by status, for summaries. */

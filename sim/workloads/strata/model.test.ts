@@ -118,6 +118,7 @@ describe('ReferenceModel: the ingestion rule', () => {
     const m = h.model();
     expect(m.pushBounds(late.push)).toMatchObject({ lo: 100 * M, hi: 101 * M });
     expect(m.verdict(late.samples[0]!)).toBe('either');
+    expect(m.verdicts(late.push)).toEqual(['either']);
     expect(m.expectation(late.samples[0]!, 200 * M)).toBe('maybe');
   });
 

@@ -114,7 +114,7 @@ export class ReferenceModel {
     for (const push of ledger.pushes) {
       const first = firstSentAt(push);
       if (first === undefined) continue;
-      const maxTs = Math.max(...push.samples.map((s) => s.timestamp));
+      const maxTs = maxTimestamp(push.samples);
       listFor(sent, push.tenant).push({ at: first, maxTs });
       const ack = ackOf(push)?.respondedAt;
       if (ack === undefined) continue;
@@ -163,7 +163,7 @@ export class ReferenceModel {
     const lo = this.lowerBound(push.tenant, first, lastAnswer);
     const hi = Math.max(
       maxBefore(this.sent.get(push.tenant), lastAnswer),
-      ...push.samples.map((s) => s.timestamp),
+      maxTimestamp(push.samples),
     );
     const half = Math.trunc(this.config.blockRangeMs / 2);
     const ooo = this.oooWindowOf(push.tenant);
@@ -181,10 +181,13 @@ export class ReferenceModel {
   /** What the ingestion rule says of a sample that was sent. */
   verdict(sample: LedgerSample): RuleVerdict {
     if (sample.push === undefined) return 'either';
-    const { refuseBelow, acceptFrom } = this.pushBounds(sample.push);
-    if (sample.timestamp < refuseBelow) return 'must_reject';
-    if (sample.timestamp >= acceptFrom) return 'must_accept';
-    return 'either';
+    return verdictWithin(this.pushBounds(sample.push), sample.timestamp);
+  }
+
+  /** `verdict` of each sample of `push`, in order (the push's bounds looked up once). */
+  verdicts(push: PushRecord): RuleVerdict[] {
+    const b = this.pushBounds(push);
+    return push.samples.map((s) => verdictWithin(b, s.timestamp));
   }
 
   /**
@@ -254,6 +257,19 @@ export class ReferenceModel {
       floor = Math.max(floor, maxBefore(this.sent.get(tenant), f.restartAt) + 1);
     return floor;
   }
+}
+
+function verdictWithin(b: PushBounds, timestamp: number): RuleVerdict {
+  if (timestamp < b.refuseBelow) return 'must_reject';
+  if (timestamp >= b.acceptFrom) return 'must_accept';
+  return 'either';
+}
+
+/** The newest timestamp of `samples` (−∞ for none, as `Math.max()` gives). */
+function maxTimestamp(samples: readonly LedgerSample[]): number {
+  let m = Number.NEGATIVE_INFINITY;
+  for (const s of samples) m = Math.max(m, s.timestamp);
+  return m;
 }
 
 function listFor<K>(map: Map<K, TimedMax[]>, key: K): TimedMax[] {

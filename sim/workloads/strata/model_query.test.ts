@@ -1,7 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { QuerySpec } from './config.js';
-import { diffVectors, evaluateQuery, parseVectorResult, type ModelSeries } from './model_query.js';
+import {
+  diffVectors,
+  evaluateQuery,
+  parseVectorResult,
+  queryWindow,
+  type ModelSeries,
+} from './model_query.js';
 
 const S = 1_000;
 
@@ -54,6 +60,31 @@ describe('evaluateQuery', () => {
     expect(evaluateQuery(spec('count'), 350 * S, data)).toEqual(new Map([['{}', 1]]));
     expect(evaluateQuery(spec('count'), 360 * S, data)).toEqual(new Map());
     expect(evaluateQuery(spec('sum'), 40 * S, data)).toEqual(new Map([['{}', 4]]));
+  });
+
+  it('takes points in time order whatever order the series holds them in', () => {
+    // Float sums depend on the order of the terms: 0.1 + 0.2 + 0.3 ≠ 0.3 + 0.2 + 0.1.
+    const shuffled = series('m', '1', [
+      [3 * S, 0.3],
+      [2 * S, 0.2],
+      [1 * S, 0.1],
+    ]);
+    expect(evaluateQuery(spec('sum_over_time'), 10 * S, [shuffled]).get('{id="1"}')).toBe(
+      0.1 + 0.2 + 0.3,
+    );
+    expect(evaluateQuery(spec('sum'), 2_500, [shuffled])).toEqual(new Map([['{}', 0.2]]));
+  });
+
+  it('reads nothing outside its window: the longer of range and lookback, up to its time', () => {
+    const w = queryWindow(spec('count_over_time', 60 * S), 400 * S);
+    expect(w).toEqual({ afterMs: 100 * S, untilMs: 400 * S });
+    expect(queryWindow(spec('count_over_time', 600 * S), 700 * S).afterMs).toBe(100 * S);
+    const edge = series('m', '1', [
+      [w.afterMs, 1],
+      [w.untilMs + 1, 2],
+    ]);
+    for (const kind of ['count_over_time', 'count', 'sum_count_over_time'] as const)
+      expect(evaluateQuery(spec(kind, 60 * S), 400 * S, [edge])).toEqual(new Map());
   });
 
   it('sum(count_over_time) equals the sum of count_over_time over any data', () => {

@@ -10,6 +10,16 @@ export interface ModelSeries {
   points: ReadonlyMap<number, number>;
 }
 
+/** The part of a series a query at `atMs` reads: its range and its lookback, (after, until]. */
+export interface QueryWindow {
+  afterMs: number;
+  untilMs: number;
+}
+
+export function queryWindow(spec: QuerySpec, atMs: number): QueryWindow {
+  return { afterMs: atMs - Math.max(spec.rangeMs, LOOKBACK_MS), untilMs: atMs };
+}
+
 /** An instant vector: output series key (labels without `__name__`) → value. */
 export type ModelVector = Map<string, number>;
 
@@ -18,7 +28,21 @@ function withoutName(labels: readonly (readonly [string, string])[]): [string, s
 }
 
 function nameOf(labels: readonly (readonly [string, string])[]): string | undefined {
-  return labels.find(([n]) => n === '__name__')?.[1];
+  for (const [n, v] of labels) if (n === '__name__') return v;
+  return undefined;
+}
+
+/**
+ * The points in time order. The model's series are built in time order already, so they
+ * are only copied and sorted when they are not.
+ */
+function inTimeOrder(points: ReadonlyMap<number, number>): Iterable<readonly [number, number]> {
+  let prev = Number.NEGATIVE_INFINITY;
+  for (const ts of points.keys()) {
+    if (!(ts > prev)) return [...points].sort((a, b) => a[0] - b[0]);
+    prev = ts;
+  }
+  return points;
 }
 
 /**
@@ -32,25 +56,21 @@ export function evaluateQuery(
   atMs: number,
   data: Iterable<ModelSeries>,
 ): ModelVector {
-  const perSeries: { labels: [string, string][]; inRange: number[]; latest?: number }[] = [];
+  const perSeries: { labels: [string, string][]; inRange: number[]; latest: number | undefined }[] =
+    [];
   for (const s of data) {
     if (nameOf(s.labels) !== spec.metric) continue;
     const inRange: number[] = [];
     let latestTs = Number.NEGATIVE_INFINITY;
     let latest: number | undefined;
-    const ordered = [...s.points].sort((a, b) => a[0] - b[0]);
-    for (const [ts, v] of ordered) {
+    for (const [ts, v] of inTimeOrder(s.points)) {
       if (ts > atMs - spec.rangeMs && ts <= atMs) inRange.push(v);
       if (ts > atMs - LOOKBACK_MS && ts <= atMs && ts > latestTs) {
         latestTs = ts;
         latest = v;
       }
     }
-    perSeries.push({
-      labels: withoutName(s.labels),
-      inRange,
-      ...(latest === undefined ? {} : { latest }),
-    });
+    perSeries.push({ labels: withoutName(s.labels), inRange, latest });
   }
   const out: ModelVector = new Map();
   const total = (values: number[]): number => values.reduce((a, b) => a + b, 0);
