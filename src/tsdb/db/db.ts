@@ -221,7 +221,7 @@ export class TSDB {
   /** A read view over blocks and head for the inclusive range [mint, maxt]. */
   querier(mint: number, maxt: number): DBQuerier {
     this.checkOpen();
-    return new DBQuerier(this.blockList, this.head, mint, maxt);
+    return new DBQuerier(this.blockList, this.head, mint, maxt, () => this.blockList);
   }
 
   /** Series matching every matcher with samples in [mint, maxt], merged across blocks and head. */
@@ -392,11 +392,15 @@ export class TSDB {
       chunkRange: this.chunkRange,
       ...(this.config.blockLabels === undefined ? {} : { blockLabels: this.config.blockLabels }),
       deps: this.deps,
+      load: async (written) => {
+        const readers: BlockReader[] = [];
+        for (const meta of written)
+          readers.push(await BlockReader.open(`${this.dir}/${meta.ulid}`, { fs: this.deps.fs }));
+        // All at once, so a read never sees some of the new blocks and not the others.
+        this.blockList.push(...readers);
+        this.blockList.sort((a, b) => a.meta.minTime - b.meta.minTime);
+      },
     });
-    for (const meta of metas) {
-      this.blockList.push(await BlockReader.open(`${this.dir}/${meta.ulid}`, { fs: this.deps.fs }));
-    }
-    this.blockList.sort((a, b) => a.meta.minTime - b.meta.minTime);
     return metas;
   }
 

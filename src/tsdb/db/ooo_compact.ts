@@ -21,6 +21,11 @@ export interface OOOCompactionConfig {
   readonly chunkRange: number;
   readonly blockLabels?: Record<string, string>;
   readonly deps: { fs: FileSystem; clock: Clock; random: RandomStream; logger: Logger };
+  /**
+   * Makes the written blocks visible to queries. Awaited before their chunks leave the
+   * head, so that no read finds those samples in neither place.
+   */
+  readonly load: (metas: readonly BlockMeta[]) => Promise<void>;
 }
 
 /** Start of the block range holding t (floored, so negative times land right too). */
@@ -63,6 +68,7 @@ export async function compactOOO(head: Head, cfg: OOOCompactionConfig): Promise<
     );
     metas.push(meta);
   }
+  await cfg.load(metas);
   const gc = head.truncateOOO(cut.seq);
   const wbl = head.wbl();
   if (wbl !== undefined && cut.nextSegment !== undefined) await wbl.truncate(cut.nextSegment);

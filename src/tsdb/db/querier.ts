@@ -25,27 +25,56 @@ interface SourceSeries {
   iterator(): SeriesSampleIterator;
 }
 
-/**
- * A read view over fixed blocks and the head for the inclusive range [mint, maxt]. It does
- * not pin the blocks: a block deleted by retention while a query runs fails that query.
- */
-export class DBQuerier {
-  private readonly blocks: readonly BlockReader[];
+/** What one read saw: the blocks and how far into the head it reads. */
+interface View {
+  readonly blocks: readonly BlockReader[];
   /**
    * Where the head's in-order data starts for this query (past maxt: none), undefined when
    * the head is not queried at all.
    */
-  private readonly headMint: number | undefined;
+  readonly headMint: number | undefined;
+  /** The head's removal version when the view was taken (see `consistent`). */
+  readonly removals: number;
+}
+
+/**
+ * Reads that collide with head compactions this many times in a row give up: each retry
+ * needs another cut during the read, so reaching it means compaction outpaces the read.
+ */
+const MAX_VIEW_ATTEMPTS = 8;
+
+/**
+ * A read view over the blocks and the head for the inclusive range [mint, maxt]. It does
+ * not pin the blocks: a block deleted by retention while a query runs fails that query.
+ *
+ * A head compaction may run while a read awaits block I/O: it writes a block, adds it to
+ * the database and then truncates the head. A read that took its block list before the
+ * cut and reads the head after the truncation would see the cut range in neither (an
+ * acknowledged sample missing from an answer). Prometheus makes truncation wait for
+ * overlapping readers (`WaitForPendingReadersInTimeRange`); here a read instead checks the
+ * head's removal version after reading it and, when any truncation happened since its view
+ * was taken, takes a new view (`currentBlocks` then includes the new blocks) and reads
+ * again. Truncation never waits for a query, and no reader can hold it up by never closing.
+ */
+export class DBQuerier {
+  private view: View;
 
   constructor(
     blocks: readonly BlockReader[],
     private readonly head: Head,
     readonly mint: number,
     readonly maxt: number,
+    /** The database's blocks now (default: `blocks`, fixed: no retry on a collision). */
+    private readonly currentBlocks: () => readonly BlockReader[] = () => blocks,
   ) {
     if (mint > maxt) throw new RangeError(`querier range is empty: mint ${mint} > maxt ${maxt}`);
+    this.view = this.takeView(blocks);
+  }
+
+  private takeView(all: readonly BlockReader[]): View {
+    const { head, mint, maxt } = this;
     // Block ranges are half-open [minTime, maxTime); the query range is inclusive.
-    this.blocks = [...blocks]
+    const blocks = [...all]
       .filter((b) => b.meta.minTime <= maxt && b.meta.maxTime > mint)
       .sort((a, b) => a.meta.minTime - b.meta.minTime);
     // After a cut the head may still hold the chunk spanning the block boundary; like
@@ -54,25 +83,30 @@ export class DBQuerier {
     const headMin = head.minTime();
     const inOrder = !head.isEmpty() && maxt >= headMin;
     const outOfOrder = head.oooMaxTime() >= mint && head.oooMinTime() <= maxt;
-    this.headMint = inOrder ? Math.max(mint, headMin) : outOfOrder ? maxt + 1 : undefined;
+    const headMint = inOrder ? Math.max(mint, headMin) : outOfOrder ? maxt + 1 : undefined;
+    return { blocks, headMint, removals: head.removalVersion() };
+  }
+
+  /**
+   * Runs `read` over the current view until no truncation happened during it (see the
+   * class comment), taking a fresh view before each retry.
+   */
+  private async consistent<T>(read: (view: View) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      const view = this.view;
+      const result = await read(view);
+      if (this.head.removalVersion() === view.removals) return result;
+      if (attempt === MAX_VIEW_ATTEMPTS)
+        throw new Error(
+          `query over [${this.mint}, ${this.maxt}] collided with head compaction ${attempt} times in a row`,
+        );
+      this.view = this.takeView(this.currentBlocks());
+    }
   }
 
   /** Series matching every matcher with samples in range, sorted by labels. */
   async select(matchers: readonly Matcher[]): Promise<DBSeries[]> {
-    const all: SourceSeries[] = [];
-    for (let i = 0; i < this.blocks.length; i++) {
-      const block = this.blocks[i] as BlockReader;
-      for await (const s of block.select(matchers, this.mint, this.maxt)) {
-        all.push({ labels: s.labels, source: i, iterator: () => s.iterator() });
-      }
-    }
-    if (this.headMint !== undefined) {
-      const source = this.blocks.length;
-      const opts = { inOrderMint: this.headMint };
-      for (const s of await this.head.select(matchers, this.mint, this.maxt, opts)) {
-        all.push({ labels: s.labels, source, iterator: () => s.iterator() });
-      }
-    }
+    const all = await this.consistent((view) => this.selectSources(view, matchers));
     // Stable sort: equal label sets stay in source order.
     all.sort((a, b) => Labels.compare(a.labels, b.labels) || a.source - b.source);
     const out: DBSeries[] = [];
@@ -97,25 +131,49 @@ export class DBQuerier {
 
   /** Label names of the series matching `matchers` (all series without), sorted. */
   async labelNames(matchers: readonly Matcher[] = []): Promise<string[]> {
-    const names = new Set<string>();
-    for (const b of this.blocks) for (const n of await b.labelNames(matchers)) names.add(n);
-    if (this.headMint !== undefined) {
-      if (matchers.length === 0) for (const n of await this.head.labelNames()) names.add(n);
-      else for (const l of await this.headLabels(matchers)) l.forEach((n) => names.add(n));
-    }
+    const names = await this.consistent(async (view) => {
+      const out = new Set<string>();
+      for (const b of view.blocks) for (const n of await b.labelNames(matchers)) out.add(n);
+      if (view.headMint !== undefined) {
+        if (matchers.length === 0) for (const n of await this.head.labelNames()) out.add(n);
+        else for (const l of await this.headLabels(matchers)) l.forEach((n) => out.add(n));
+      }
+      return out;
+    });
     return [...names].sort(compareGoStrings);
   }
 
   /** Values of label `name` among the series matching `matchers` (all without), sorted. */
   async labelValues(name: string, matchers: readonly Matcher[] = []): Promise<string[]> {
-    const values = new Set<string>();
-    for (const b of this.blocks) for (const v of await b.labelValues(name, matchers)) values.add(v);
-    if (this.headMint !== undefined) {
-      if (matchers.length === 0) for (const v of await this.head.labelValues(name)) values.add(v);
-      else
-        for (const l of await this.headLabels(matchers)) if (l.has(name)) values.add(l.get(name));
-    }
+    const values = await this.consistent(async (view) => {
+      const out = new Set<string>();
+      for (const b of view.blocks) for (const v of await b.labelValues(name, matchers)) out.add(v);
+      if (view.headMint !== undefined) {
+        if (matchers.length === 0) for (const v of await this.head.labelValues(name)) out.add(v);
+        else for (const l of await this.headLabels(matchers)) if (l.has(name)) out.add(l.get(name));
+      }
+      return out;
+    });
     return [...values].sort(compareGoStrings);
+  }
+
+  /** Every source's series matching `matchers` in the view: blocks in time order, the head last. */
+  private async selectSources(view: View, matchers: readonly Matcher[]): Promise<SourceSeries[]> {
+    const all: SourceSeries[] = [];
+    for (let i = 0; i < view.blocks.length; i++) {
+      const block = view.blocks[i] as BlockReader;
+      for await (const s of block.select(matchers, this.mint, this.maxt)) {
+        all.push({ labels: s.labels, source: i, iterator: () => s.iterator() });
+      }
+    }
+    if (view.headMint !== undefined) {
+      const source = view.blocks.length;
+      const opts = { inOrderMint: view.headMint };
+      for (const s of await this.head.select(matchers, this.mint, this.maxt, opts)) {
+        all.push({ labels: s.labels, source, iterator: () => s.iterator() });
+      }
+    }
+    return all;
   }
 
   private async headLabels(matchers: readonly Matcher[]): Promise<Labels[]> {
