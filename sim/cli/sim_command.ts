@@ -46,7 +46,7 @@ usage errors.
   --swarm N       run N seeds (FIRST, FIRST+1, …; default 1), each with a fault mix drawn
                   from its seed within a family's bounds, in worker processes; prints a
                   line per failed run with its replay command, then a summary
-  --scenario-family F   swarm one family only (default: cycle through all)
+  --scenario-family F   swarm one family only (default: cycle through all but long-term)
   --jobs J        swarm worker processes (default: the number of cores; 0: in process)
   --swarm-profile P     run the scenario with the fault mix of swarm profile P
                   (<family>:<seed>, as printed by a swarm's replay command)

@@ -111,7 +111,12 @@ export function createSimNodeEnv(services: SimServices, opts: SimNodeEnvOptions)
         if (spec.store === 'memberlist') return openMemberlistClient(spec, prefix);
         return new SimKV(
           { prefix },
-          { kernel, store: services.kvStore(spec), link: link(KV_SERVICE, 'kv', config.kv) },
+          {
+            kernel,
+            store: services.kvStore(spec),
+            link: link(KV_SERVICE, 'kv', config.kv),
+            random: nodeStream.fork(`kv-cas-retry/${prefix}`),
+          },
         );
       },
     },

@@ -3,6 +3,7 @@ import {
   DEFAULT_MAX_CAS_RETRIES,
   type KV,
   type MemoryKVStore,
+  type RandomStream,
 } from '../../src/runtime/index.js';
 import type { SimKernel } from '../kernel/index.js';
 import type { ServiceLink } from './service_call.js';
@@ -15,12 +16,22 @@ export interface SimKVConfig {
   maxCasRetries?: number;
   /** How long a watch waits before retrying after the store was unreachable. */
   watchRetryMs?: number;
+  /**
+   * Bound of the pause before a CAS retry (Consul client's `cas-retry-delay`, 1s in Cortex):
+   * a `cas` that lost a race draws one pause in [0, bound) and waits it before each further
+   * attempt, so clients that collided spread out instead of colliding again in lockstep
+   * (several ingesters registering at the same instant exhausted the 10 attempts within
+   * 133ms without it).
+   */
+  casRetryDelayMs?: number;
 }
 
 export interface SimKVDeps {
   kernel: SimKernel;
   store: MemoryKVStore;
   link: ServiceLink;
+  /** Draws the CAS retry pauses; without it a conflicting `cas` retries at once. */
+  random?: RandomStream;
 }
 
 /**
@@ -35,6 +46,7 @@ export class SimKV implements KV {
   private readonly prefix: string;
   private readonly maxCasRetries: number;
   private readonly watchRetryMs: number;
+  private readonly casRetryDelayMs: number;
   private readonly closeController = new AbortController();
 
   constructor(
@@ -44,6 +56,7 @@ export class SimKV implements KV {
     this.prefix = config.prefix;
     this.maxCasRetries = config.maxCasRetries ?? DEFAULT_MAX_CAS_RETRIES;
     this.watchRetryMs = config.watchRetryMs ?? 1_000;
+    this.casRetryDelayMs = config.casRetryDelayMs ?? 1_000;
   }
 
   get(key: string, signal?: AbortSignal): Promise<Uint8Array | undefined> {
@@ -64,7 +77,13 @@ export class SimKV implements KV {
     signal?: AbortSignal,
   ): Promise<void> {
     const fullKey = this.prefix + key;
+    // Drawn at the first conflict only, so runs without conflicts draw nothing.
+    let retryPauseMs: number | undefined;
     for (let attempt = 0; attempt < this.maxCasRetries; attempt++) {
+      if (attempt > 0) {
+        retryPauseMs ??= Math.floor((this.deps.random?.next() ?? 0) * this.casRetryDelayMs);
+        if (retryPauseMs > 0) await this.sleep(retryPauseMs, 'kv.cas.retry', signal);
+      }
       const current = await this.call(signal, 'cas.read', key, () => {
         const v = this.deps.store.read(fullKey);
         return v === undefined ? undefined : { value: v.value.slice(), version: v.version };
@@ -174,7 +193,7 @@ export class SimKV implements KV {
         } catch {
           // Unreachable: keep what changed and poll again later, as a real client re-polls.
           for (const k of changed ?? []) dirty.add(k);
-          await this.pause(signal);
+          await this.sleep(this.watchRetryMs, 'kv.watch.retry', signal);
           continue;
         }
         if (ended()) return;
@@ -191,21 +210,18 @@ export class SimKV implements KV {
     }
   }
 
-  private pause(signal: AbortSignal): Promise<void> {
+  /** Waits `ms` of virtual time (less if `signal` aborts; never if the process dies). */
+  private sleep(ms: number, kind: string, signal: AbortSignal | undefined): Promise<void> {
     return new Promise<void>((resolve) => {
       const onAbort = (): void => {
         ev.cancel();
         resolve();
       };
-      const ev = this.deps.kernel.after(
-        this.watchRetryMs,
-        { owner: this.deps.link.owner, kind: 'kv.watch.retry' },
-        () => {
-          signal.removeEventListener('abort', onAbort);
-          resolve();
-        },
-      );
-      signal.addEventListener('abort', onAbort, { once: true });
+      const ev = this.deps.kernel.after(ms, { owner: this.deps.link.owner, kind }, () => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      });
+      signal?.addEventListener('abort', onAbort, { once: true });
     });
   }
 

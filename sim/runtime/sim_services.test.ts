@@ -249,6 +249,47 @@ describe('simulated KV store', () => {
     expect(updateCalls).toBeGreaterThan(6);
   });
 
+  it('spreads colliding CAS retries over a drawn pause, so clients starting together all get through', async () => {
+    // Eight clients update one key at the same instant with 4 attempts each: retrying at once,
+    // they collide again round after round and some give up; with Consul's jittered pause
+    // (one draw in [0, 1s) per cas) they all get through.
+    const run = async (
+      withPause: boolean,
+    ): Promise<{ failed: number; value: string; ms: number }> => {
+      const w = createTestWorld({ seed: 'kv-cas-pause' });
+      const clients = Array.from(
+        { length: 8 },
+        (_, i) =>
+          new SimKV(
+            { prefix: '', maxCasRetries: 4 },
+            {
+              kernel: w.kernel,
+              store: w.services.kvStore({ store: 'inmemory' }),
+              link: link(w, `n${i}`, KV_SERVICE, 'kv', w.services.config.kv),
+              ...(withPause ? { random: w.random.stream(`cas/n${i}`) } : {}),
+            },
+          ),
+      );
+      const results = await sim(w, () =>
+        Promise.allSettled(
+          clients.map((kv) =>
+            kv.cas('ring', (cur) =>
+              enc.encode(String((cur === undefined ? 0 : Number(dec.decode(cur))) + 1)),
+            ),
+          ),
+        ),
+      );
+      const value = dec.decode(await sim(w, () => clients[0]!.get('ring')));
+      const failed = results.filter((r) => r.status === 'rejected').length;
+      return { failed, value, ms: w.kernel.now() };
+    };
+    const immediate = await run(false);
+    expect(immediate.failed).toBeGreaterThan(0);
+    const paused = await run(true);
+    expect(paused).toMatchObject({ failed: 0, value: '8' });
+    expect(paused.ms).toBeGreaterThan(immediate.ms);
+  });
+
   it('gives up after the retry bound with an error naming the key', async () => {
     const w = createTestWorld({ seed: 'kv-bound' });
     const kv = new SimKV(

@@ -12,6 +12,11 @@ export interface DerivedMix {
   episodes: Episode[];
   /** The bounds the episodes were drawn in. */
   bounds: EpisodeBounds;
+  /**
+   * Further `schedule:` entries beside the episodes' (faults of other nodes and services,
+   * e.g. object-store weather); the parser orders the schedule by time.
+   */
+  schedule?: unknown[];
 }
 
 /**
@@ -25,6 +30,11 @@ export interface SwarmFamily {
   /** The built-in scenario (`scenarios/<base>.yaml`) the family starts from. */
   base: string;
   promise: string;
+  /**
+   * False keeps the family out of a swarm run without `--scenario-family` (its seeds cost
+   * too much for the default swarm's time budget); `--scenario-family <name>` still runs it.
+   */
+  inDefaultSwarm?: boolean;
   /** Edits `doc` (the base scenario's data) for one profile, drawing from `r`. */
   derive(doc: ScenarioDoc, r: RandomStream): DerivedMix;
 }

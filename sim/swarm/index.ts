@@ -17,6 +17,7 @@ export {
 export type { DerivedMix, ScenarioDoc, SwarmFamily } from './family.js';
 export {
   SWARM_FAMILIES,
+  defaultSwarmFamilies,
   deriveSwarmScenario,
   findSwarmFamily,
   formatSwarmProfile,

@@ -3,6 +3,7 @@ import { createSeededRandom } from '../../src/runtime/index.js';
 import { episodePromiseViolation, generateEpisodes, type EpisodeBounds } from './episodes.js';
 import {
   SWARM_FAMILIES,
+  defaultSwarmFamilies,
   deriveSwarmScenario,
   formatSwarmProfile,
   parseSwarmProfile,
@@ -166,7 +167,9 @@ describe('swarm jobs', () => {
   it('cycle through the families by seed unless one is chosen', () => {
     const jobs = swarmJobs({ runs: 4, firstSeed: 10 });
     expect(jobs.map((j) => j.seed)).toEqual([10, 11, 12, 13]);
-    expect(new Set(jobs.map((j) => j.family))).toEqual(new Set(SWARM_FAMILIES.map((f) => f.name)));
+    expect(new Set(jobs.map((j) => j.family))).toEqual(
+      new Set(defaultSwarmFamilies().map((f) => f.name)),
+    );
     const one = swarmJobs({ runs: 3, firstSeed: 1, family: 'late-sender' });
     expect(one.every((j) => j.family === 'late-sender')).toBe(true);
     expect(() => swarmJobs({ runs: 1, firstSeed: 1, family: 'nope' })).toThrow(

@@ -7,9 +7,21 @@ import { episodeSchedule } from './episodes.js';
 import type { DerivedMix, ScenarioDoc, SwarmFamily } from './family.js';
 import { ingesterCrashFamily } from './ingester_crash_family.js';
 import { lateSenderFamily } from './late_sender_family.js';
+import { longTermFamily } from './long_term_family.js';
+import { scaleOutFamily } from './scale_out_family.js';
 
-/** Every swarm family, in the order a swarm without `--scenario-family` cycles through them. */
-export const SWARM_FAMILIES: readonly SwarmFamily[] = [ingesterCrashFamily, lateSenderFamily];
+/** Every swarm family; a swarm without `--scenario-family` cycles through the default ones. */
+export const SWARM_FAMILIES: readonly SwarmFamily[] = [
+  ingesterCrashFamily,
+  lateSenderFamily,
+  scaleOutFamily,
+  longTermFamily,
+];
+
+/** The families a swarm without `--scenario-family` cycles through (`inDefaultSwarm` not false). */
+export function defaultSwarmFamilies(): SwarmFamily[] {
+  return SWARM_FAMILIES.filter((f) => f.inDefaultSwarm !== false);
+}
 
 /**
  * A swarm profile: which family and which profile seed drew the fault mix. It prints as
@@ -68,7 +80,10 @@ export function deriveSwarmScenario(profile: SwarmProfile): DerivedSwarmScenario
   const doc = parse(readHostTextFile(path)) as ScenarioDoc;
   const r = createSeededRandom(`swarm:${formatSwarmProfile(profile)}`).stream('profile');
   const mix = family.derive(doc, r);
-  doc.schedule = episodeSchedule(mix.episodes, mix.bounds.distributor);
+  doc.schedule = [
+    ...episodeSchedule(mix.episodes, mix.bounds.distributor),
+    ...(mix.schedule ?? []),
+  ];
   doc.seed = profile.seed;
   doc.description = `swarm profile ${formatSwarmProfile(profile)}: ${mix.summary.join('; ')}`;
   const yaml = stringify(doc, { lineWidth: 0 });

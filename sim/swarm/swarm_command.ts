@@ -3,7 +3,7 @@ import { ScenarioError } from '../fields/index.js';
 import { hostCpuCount, hostWallClockMs } from '../kernel/index.js';
 import type { Scenario } from '../scenario/index.js';
 import {
-  SWARM_FAMILIES,
+  defaultSwarmFamilies,
   deriveSwarmScenario,
   findSwarmFamily,
   formatSwarmProfile,
@@ -51,7 +51,8 @@ export async function runSwarmCommand(
     io.stderr(`strata sim: ${(err as Error).message}\n`);
     return 2;
   }
-  const families = opts.family === undefined ? SWARM_FAMILIES : [findSwarmFamily(opts.family)];
+  const families =
+    opts.family === undefined ? defaultSwarmFamilies() : [findSwarmFamily(opts.family)];
   const workers = Math.min(opts.jobs ?? hostCpuCount(), opts.runs);
   io.stdout(
     `swarm: ${opts.runs} runs, seeds ${opts.firstSeed}..${opts.firstSeed + opts.runs - 1}, ` +

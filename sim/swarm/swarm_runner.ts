@@ -1,4 +1,4 @@
-import { SWARM_FAMILIES, findSwarmFamily } from './profile.js';
+import { defaultSwarmFamilies, findSwarmFamily } from './profile.js';
 import type { SwarmJob, SwarmRunResult } from './swarm_job.js';
 
 /** Runs one job somewhere (this process, or a worker process) and answers its result. */
@@ -9,7 +9,7 @@ export interface SwarmPlan {
   runs: number;
   /** Seed of the first run; run i has seed firstSeed + i. */
   firstSeed: number;
-  /** One family for every run; without it runs cycle through every family by seed. */
+  /** One family for every run; without it runs cycle through the default families by seed. */
   family?: string;
   /** Directory for the HTML pages of failed runs. */
   htmlDir?: string;
@@ -26,9 +26,10 @@ export interface SwarmSummary {
 /** The jobs of a swarm, in seed order. */
 export function swarmJobs(plan: SwarmPlan): SwarmJob[] {
   if (plan.family !== undefined) findSwarmFamily(plan.family);
+  const families = defaultSwarmFamilies();
   return Array.from({ length: plan.runs }, (_, i) => {
     const seed = plan.firstSeed + i;
-    const family = plan.family ?? SWARM_FAMILIES[seed % SWARM_FAMILIES.length]!.name;
+    const family = plan.family ?? families[seed % families.length]!.name;
     return plan.htmlDir === undefined ? { family, seed } : { family, seed, htmlDir: plan.htmlDir };
   });
 }
