@@ -212,6 +212,59 @@ describe('strata checks', () => {
     expect(r2.detail).toContain('tenant a never had a sample refused by the rule');
   });
 
+  it('ingestion_rule takes "out of order" for a repeated delivery only when the push was stored', () => {
+    // A catch-up push of two samples of one series delivered twice: the second delivery
+    // finds the older sample behind the series' newest and is refused as out of order; that
+    // answer reached the writer first. Its samples were stored by the first delivery.
+    const worldWithRepeat = () => {
+      const w = world();
+      const samples = w.ledger.scraped(
+        'again',
+        'a',
+        [60 * M, 61 * M].map((t) => ({
+          series: '{__name__="m", w="again"}',
+          labels: [
+            ['__name__', 'm'],
+            ['w', 'again'],
+          ] as [string, string][],
+          timestamp: t,
+          value: t / M,
+        })),
+        103 * M,
+      );
+      const push = w.ledger.newPush('again', 'a', samples);
+      w.ledger.attemptEnded(w.ledger.attemptStarted(push, 103 * M), 103 * M + 10, {
+        kind: 'rejected',
+        code: '400',
+        message: `user=a: err: sample out of order: ts=${60 * M}, series newest ts=${61 * M}`,
+      });
+      return w;
+    };
+    const again = s('{__name__="m", w="again"}', [
+      [60 * M, 60],
+      [61 * M, 61],
+    ]);
+    const stored = worldWithRepeat();
+    read(stored.reads, [...goodRead, again]);
+    const ok = checkIngestionRule(stored.ctx, { expectRejected: [] });
+    expect(ok.verdict).toBe('pass');
+    expect(ok.detail).toContain('1 push(es) answered "out of order" on a repeated delivery');
+    // Not stored (one sample missing, or another value): a refusal the rule does not give.
+    for (const partial of [
+      s('{__name__="m", w="again"}', [[61 * M, 61]]),
+      s('{__name__="m", w="again"}', [
+        [60 * M, 7],
+        [61 * M, 61],
+      ]),
+    ]) {
+      const lost = worldWithRepeat();
+      read(lost.reads, [...goodRead, partial]);
+      const bad = checkIngestionRule(lost.ctx, { expectRejected: [] });
+      expect(bad.verdict).toBe('fail');
+      expect(bad.detail).toContain('with a message the rule does not give');
+    }
+  });
+
   it('model_queries compares answers with the model evaluated on the ledger', () => {
     const { ctx, reads } = world();
     read(reads, goodRead);
