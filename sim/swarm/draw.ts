@@ -31,3 +31,21 @@ export function pickOne<T>(r: RandomStream, items: readonly T[]): T {
 export function ms(value: number): string {
   return `${Math.round(value)}ms`;
 }
+
+/**
+ * The network latency every family draws: lognormal, median 1–4ms, sigma 0.3–0.9, capped at
+ * 40–150ms (drawn in that order, so profiles stay what they were).
+ */
+export function drawNetworkLatency(r: RandomStream): Record<string, unknown> {
+  return {
+    distribution: 'lognormal',
+    median: ms(drawInt(r, [1, 4])),
+    sigma: drawNumber(r, [0.3, 0.9], 0.05),
+    max: ms(drawInt(r, [40, 150])),
+  };
+}
+
+/** A drawn rate for a profile's summary: `duplication 2.1%`, or `no duplication` at 0. */
+export function rateSummary(what: string, rate: number): string {
+  return rate > 0 ? `${what} ${+(rate * 100).toFixed(2)}%` : `no ${what}`;
+}

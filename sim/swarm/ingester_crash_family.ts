@@ -1,5 +1,5 @@
 import type { RandomStream } from '../../src/runtime/index.js';
-import { chance, drawInt, drawNumber, ms } from './draw.js';
+import { chance, drawInt, drawNumber, ms, drawNetworkLatency, rateSummary } from './draw.js';
 import { generateEpisodes, type EpisodeBounds, type EpisodeKind } from './episodes.js';
 import {
   numbered,
@@ -58,12 +58,7 @@ export const ingesterCrashFamily: SwarmFamily = {
       !kinds.includes('power_loss') && chance(r, 0.4) ? drawNumber(r, [0.001, 0.01], 0.0005) : 0;
     const duplication = chance(r, 0.6) ? drawNumber(r, [0.005, 0.05], 0.0005) : 0;
     const network: Record<string, unknown> = {
-      latency: {
-        distribution: 'lognormal',
-        median: ms(drawInt(r, [1, 4])),
-        sigma: drawNumber(r, [0.3, 0.9], 0.05),
-        max: ms(drawInt(r, [40, 150])),
-      },
+      latency: drawNetworkLatency(r),
     };
     if (duplication > 0) network.duplication = duplication;
     if (loss > 0) network.loss = loss;
@@ -76,8 +71,8 @@ export const ingesterCrashFamily: SwarmFamily = {
     };
     summary.push(
       `latency median ${(network.latency as { median: string }).median}`,
-      duplication > 0 ? `duplication ${+(duplication * 100).toFixed(2)}%` : 'no duplication',
-      loss > 0 ? `loss ${+(loss * 100).toFixed(2)}%` : 'no loss',
+      rateSummary('duplication', duplication),
+      rateSummary('loss', loss),
       tornWrites ? 'torn writes' : 'no torn writes',
     );
 

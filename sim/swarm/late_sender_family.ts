@@ -1,5 +1,5 @@
 import type { RandomStream } from '../../src/runtime/index.js';
-import { chance, drawInt, drawNumber, ms } from './draw.js';
+import { chance, drawInt, drawNumber, drawNetworkLatency, rateSummary } from './draw.js';
 import { generateEpisodes, type EpisodeBounds, type EpisodeKind } from './episodes.js';
 import {
   numbered,
@@ -46,18 +46,11 @@ export const lateSenderFamily: SwarmFamily = {
     };
     const duplication = chance(r, 0.5) ? drawNumber(r, [0.005, 0.03], 0.0005) : 0;
     const network: Record<string, unknown> = {
-      latency: {
-        distribution: 'lognormal',
-        median: ms(drawInt(r, [1, 4])),
-        sigma: drawNumber(r, [0.3, 0.9], 0.05),
-        max: ms(drawInt(r, [40, 150])),
-      },
+      latency: drawNetworkLatency(r),
     };
     if (duplication > 0) network.duplication = duplication;
     doc.network = network;
-    summary.push(
-      duplication > 0 ? `duplication ${+(duplication * 100).toFixed(2)}%` : 'no duplication',
-    );
+    summary.push(rateSummary('duplication', duplication));
 
     const workload = workloadOf(doc);
     const fromMin = drawInt(r, [3, 8]);

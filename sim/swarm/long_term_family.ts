@@ -1,5 +1,13 @@
 import type { RandomStream } from '../../src/runtime/index.js';
-import { chance, drawInt, drawNumber, ms, pickOne } from './draw.js';
+import {
+  chance,
+  drawInt,
+  drawNumber,
+  ms,
+  pickOne,
+  drawNetworkLatency,
+  rateSummary,
+} from './draw.js';
 import type { Episode, EpisodeBounds, EpisodeKind } from './episodes.js';
 import {
   numbered,
@@ -17,6 +25,7 @@ import {
   firstMarkFloorMs,
   minRetentionMs,
   type LtWindow,
+  type RetentionInputs,
 } from './long_term_promise.js';
 import {
   CUTOFF_MAX_MS,
@@ -29,14 +38,7 @@ const S = 1_000;
 const MINUTE = 60_000;
 
 /** The long-term settings a profile draws (ms), written into `workload.long_term`. */
-interface LtSettings {
-  blockRange: number;
-  ship: number;
-  headCompaction: number;
-  sync: number;
-  consistencyDelay: number;
-  cleanup: number;
-  listDelay: number;
+interface LtSettings extends Omit<RetentionInputs, 'longestWindow'> {
   deletionDelay: number;
   ignoreMarkDelay: number;
   retention: number;
@@ -77,12 +79,7 @@ export const longTermFamily: SwarmFamily = {
     const gateways = numbered('store-gateway', 2);
 
     const network: Record<string, unknown> = {
-      latency: {
-        distribution: 'lognormal',
-        median: ms(drawInt(r, [1, 4])),
-        sigma: drawNumber(r, [0.3, 0.9], 0.05),
-        max: ms(drawInt(r, [40, 150])),
-      },
+      latency: drawNetworkLatency(r),
     };
     // Never random message loss: a power loss is the one replica failure a sample may suffer.
     const duplication = chance(r, 0.6) ? drawNumber(r, [0.005, 0.03], 0.0005) : 0;
@@ -105,7 +102,7 @@ export const longTermFamily: SwarmFamily = {
     };
     doc.object_store = store;
     summary.push(
-      duplication > 0 ? `duplication ${+(duplication * 100).toFixed(2)}%` : 'no duplication',
+      rateSummary('duplication', duplication),
       tornWrites ? 'torn writes' : 'no torn writes',
       `object store errors ${+(store.error_rate * 100).toFixed(1)}%, list delay ${store.list_delay}`,
     );

@@ -28,6 +28,19 @@ export type LtWindow =
   | { kind: 'errors'; startMs: number; endMs: number; rate: number }
   | { kind: 'throttle'; startMs: number; endMs: number; opsPerSecond: number; burst: number };
 
+/** What the shortest safe retention depends on (ms). */
+export interface RetentionInputs {
+  blockRange: number;
+  ship: number;
+  headCompaction: number;
+  sync: number;
+  consistencyDelay: number;
+  cleanup: number;
+  listDelay: number;
+  /** The longest fault window (a bucket cut-off or an object-store error burst). */
+  longestWindow: number;
+}
+
 /**
  * The shortest retention with which a block reaches the store-gateways (and the queriers'
  * bucket index) before its ingester deletes it locally: it is cut about half a block range
@@ -36,16 +49,7 @@ export type LtWindow =
  * by the queriers within their index refresh and loaded by the store-gateways within a sync
  * interval and the consistency delay.
  */
-export function minRetentionMs(s: {
-  blockRange: number;
-  ship: number;
-  headCompaction: number;
-  sync: number;
-  consistencyDelay: number;
-  cleanup: number;
-  listDelay: number;
-  longestWindow: number;
-}): number {
+export function minRetentionMs(s: RetentionInputs): number {
   const shipped = s.blockRange / 2 + s.headCompaction + s.ship + 10_000;
   const discovered =
     s.listDelay + s.cleanup + LT_QUERIER_INDEX_CHECK_MS + s.sync + s.consistencyDelay + 10_000;

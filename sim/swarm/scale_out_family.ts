@@ -1,5 +1,13 @@
 import type { RandomStream } from '../../src/runtime/index.js';
-import { chance, drawInt, drawNumber, ms, pickOne } from './draw.js';
+import {
+  chance,
+  drawInt,
+  drawNumber,
+  ms,
+  pickOne,
+  drawNetworkLatency,
+  rateSummary,
+} from './draw.js';
 import { generateEpisodes, type EpisodeBounds, type EpisodeKind } from './episodes.js';
 import {
   numbered,
@@ -229,18 +237,11 @@ export const scaleOutFamily: SwarmFamily = {
 
     const duplication = chance(r, 0.6) ? drawNumber(r, [0.005, 0.04], 0.0005) : 0;
     const network: Record<string, unknown> = {
-      latency: {
-        distribution: 'lognormal',
-        median: ms(drawInt(r, [1, 4])),
-        sigma: drawNumber(r, [0.3, 0.9], 0.05),
-        max: ms(drawInt(r, [40, 150])),
-      },
+      latency: drawNetworkLatency(r),
     };
     if (duplication > 0) network.duplication = duplication;
     doc.network = network;
-    summary.push(
-      duplication > 0 ? `duplication ${+(duplication * 100).toFixed(2)}%` : 'no duplication',
-    );
+    summary.push(rateSummary('duplication', duplication));
     (doc.disk as Record<string, unknown>).torn_writes = chance(r, 0.7);
 
     const scrape = workloadOf(doc).scrape as Record<string, unknown>;

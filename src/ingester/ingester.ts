@@ -63,11 +63,7 @@ export interface IngesterConfig {
    * found in the data directory too. Default true.
    */
   uploadCompactedBlocks?: boolean;
-  /**
-   * `ingester.series_labels_cache_size`: label sets the push decoder keeps to reuse when a
-   * distributor sends the same series again (see ingester_rpc.ts); 0 turns it off. Default
-   * 2^21, as the distributor's.
-   */
+  /** `ingester.series_labels_cache_size`: the push decoder's label cache (ingester_rpc.ts); 0 = off. */
   seriesLabelsCacheEntries?: number;
 }
 
