@@ -248,12 +248,6 @@ export class Head implements PostingsSource {
     return this.version;
   }
 
-  /** @internal Records that the head changed (see `version`). */
-  bumpVersion(): void {
-    this.version++;
-    this.removals++;
-  }
-
   /** @internal See `removals`. */
   removalVersion(): number {
     return this.removals;
