@@ -6,6 +6,7 @@
  */
 export { INGESTION_RATE_STRATEGIES, type LimitsConfig } from './limits.js';
 export type * from './types.js';
+export type * from './types_frontend.js';
 export { ConfigError } from './errors.js';
 export { loadConfig, type LoadDeps, type LoadResult } from './load.js';
 export { defaultConfig } from './config_tree.js';

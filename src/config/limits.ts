@@ -67,6 +67,14 @@ export interface LimitsConfig {
    * strategy; 0 = every compactor.
    */
   compactor_tenant_shard_size: number;
+  /** -frontend.max-cache-freshness: milliseconds; newer results are never cached or served from cache. */
+  max_cache_freshness: number;
+  /** -frontend.max-queriers-per-tenant: queriers in the tenant's shuffle shard; 0 = all. */
+  max_queriers_per_tenant: number;
+  /** -frontend.max-outstanding-requests-per-tenant: queued requests per tenant per queue (429 beyond). */
+  max_outstanding_requests_per_tenant: number;
+  /** -frontend.query-vertical-shard-size: shards of a shardable query; 0 or 1 = off. */
+  query_vertical_shard_size: number;
 }
 
 /** The values `ingestion_rate_strategy` accepts. */

@@ -22,6 +22,12 @@ import { tsdbBlock } from './schema_storage.js';
 import { BLOCKS_STORAGE_RULES, STORE_GATEWAY_RULES, withCortexAliases } from './cortex_aliases.js';
 import { distributorBlock, querierBlock } from './schema_components.js';
 import { memberlistBlock } from './schema_memberlist.js';
+import {
+  frontendBlock,
+  frontendWorkerBlock,
+  queryRangeBlock,
+  querySchedulerBlock,
+} from './schema_frontend.js';
 import type { Config } from './types.js';
 
 export const configSchema = block('Top-level settings.', {
@@ -33,6 +39,10 @@ export const configSchema = block('Top-level settings.', {
   distributor: distributorBlock,
   ingester: ingesterBlock,
   querier: querierBlock,
+  frontend: frontendBlock,
+  query_range: queryRangeBlock,
+  frontend_worker: frontendWorkerBlock,
+  query_scheduler: querySchedulerBlock,
   storage: storageBlock,
   limits: limitsBlock,
   tsdb: withCortexAliases(tsdbBlock, 'tsdb', BLOCKS_STORAGE_RULES),

@@ -190,6 +190,22 @@ export const limitsBlock = block(
       flag: 'compactor.tenant-shard-size',
       help: "The default tenant's shard size when the shuffle-sharding strategy is used by the compactor. When this setting is specified in the per-tenant overrides, a value of 0 disables shuffle sharding for the tenant.",
     }),
+    max_cache_freshness: setting('duration', 1 * MINUTE, {
+      flag: 'frontend.max-cache-freshness',
+      help: 'Most recent allowed cacheable result per-tenant, to prevent caching very recent results that might still be in flux.',
+    }),
+    max_queriers_per_tenant: setting('int', 0, {
+      flag: 'frontend.max-queriers-per-tenant',
+      help: 'Maximum number of queriers that can handle requests for a single tenant. If set to 0 or value higher than number of available queriers, *all* queriers will handle requests for the tenant. Each frontend (or query-scheduler, if used) will select the same set of queriers for the same tenant (given that all queriers are connected to all frontends / query-schedulers).',
+    }),
+    max_outstanding_requests_per_tenant: setting('int', 100, {
+      flag: 'frontend.max-outstanding-requests-per-tenant',
+      help: 'Maximum number of outstanding requests per tenant per request queue (either query frontend or query scheduler); requests beyond this error with HTTP 429.',
+    }),
+    query_vertical_shard_size: setting('int', 0, {
+      flag: 'frontend.query-vertical-shard-size',
+      help: '[Experimental] Number of shards to use when distributing shardable PromQL queries (sum, count, min, max, avg, topk, bottomk aggregations by labels) across queriers. 0 or 1 disables sharding.',
+    }),
   },
 );
 

@@ -19,7 +19,7 @@ export const ALL_COMPONENTS: readonly string[] = [
 ];
 
 export const TARGETS = choices(
-  ['all', ...ALL_COMPONENTS, 'overrides', 'configs'],
+  ['all', ...ALL_COMPONENTS, 'query-scheduler', 'overrides', 'configs'],
   { notifier: 'alertmanager' },
   true,
 );

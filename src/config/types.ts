@@ -4,6 +4,12 @@
  * must produce exactly this shape: `schema.ts` fails to compile when the two drift apart.
  */
 import type { LimitsConfig } from './limits.js';
+import type {
+  FrontendConfig,
+  FrontendWorkerConfig,
+  QueryRangeConfig,
+  QuerySchedulerConfig,
+} from './types_frontend.js';
 
 export interface Config {
   /** Comma-separated components to run; see parseTargets(). */
@@ -15,6 +21,10 @@ export interface Config {
   distributor: DistributorConfig;
   ingester: IngesterConfig;
   querier: QuerierConfig;
+  frontend: FrontendConfig;
+  query_range: QueryRangeConfig;
+  frontend_worker: FrontendWorkerConfig;
+  query_scheduler: QuerySchedulerConfig;
   storage: StorageConfig;
   limits: LimitsConfig;
   tsdb: TsdbConfig;

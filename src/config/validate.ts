@@ -13,6 +13,7 @@ import { parseTargets } from './targets.js';
 import type { Config, KVStoreConfig, MemcachedClientConfig } from './types.js';
 import { MINUTE } from './time_units.js';
 import { memberlistProblems } from './validate_memberlist.js';
+import { frontendProblems } from './validate_frontend.js';
 
 const MAX_HEAD_COMPACTION_INTERVAL = 5 * MINUTE;
 
@@ -182,6 +183,7 @@ export function configProblems(config: Config): string[] {
     ),
   );
   problems.push(...memberlistProblems(config.memberlist, name));
+  problems.push(...frontendProblems(config, name));
   return problems;
 }
 

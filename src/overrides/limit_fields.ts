@@ -39,6 +39,10 @@ const LIMIT_KINDS: Readonly<Record<LimitName, LimitKind>> = {
   out_of_order_time_window: 'duration',
   compactor_blocks_retention_period: 'duration',
   compactor_tenant_shard_size: 'count',
+  max_cache_freshness: 'duration',
+  max_queriers_per_tenant: 'count',
+  max_outstanding_requests_per_tenant: 'count',
+  query_vertical_shard_size: 'count',
 };
 
 // The allowed values of each `choice` limit.

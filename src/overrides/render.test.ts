@@ -38,6 +38,7 @@ describe('renderRuntimeConfig', () => {
         reject_old_samples_max_age: formatDuration(l.reject_old_samples_max_age),
         creation_grace_period: formatDuration(l.creation_grace_period),
         compactor_blocks_retention_period: formatDuration(l.compactor_blocks_retention_period),
+        max_cache_freshness: formatDuration(l.max_cache_freshness),
       };
     };
     expect(parseYaml(out)).toEqual({
