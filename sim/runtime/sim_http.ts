@@ -3,8 +3,8 @@ import {
   createServerRequest,
   createServerResponse,
   type ServerAnswer,
-  type SimServerResponse,
-} from './sim_http_messages.js';
+  type InProcessResponse,
+} from '../../src/server/index.js';
 import type { SimNetwork } from './sim_network.js';
 
 export const DEFAULT_HTTP_TIMEOUT_MS = 30_000;
@@ -64,7 +64,7 @@ type Outcome = { ok: true; answer: ServerAnswer } | { ok: false; kind: SimHttpFa
 
 /** One request the listener is serving (one per delivered copy of a request). */
 interface Exchange {
-  readonly res: SimServerResponse;
+  readonly res: InProcessResponse;
   clientGone(): void;
 }
 

@@ -62,3 +62,12 @@ export {
   type Profiler,
 } from './debug_routes.js';
 export { escapeHtml, htmlPage } from './html.js';
+export { dispatchInProcess, type RequestListener } from './in_process.js';
+export {
+  createServerRequest,
+  createServerResponse,
+  type InProcessRequest,
+  type InProcessResponse,
+  type ServerAnswer,
+  type ServerRequestInit,
+} from './in_process_messages.js';

@@ -1,8 +1,9 @@
 import { EventEmitter } from 'node:events';
 
 /**
- * The request and response objects a simulated HTTP listener hands to the server's handler
- * (an express app, as a node `(req, res)` listener). Express re-prototypes them onto
+ * The request and response objects handed to the server's handler (an express app, as a node
+ * `(req, res)` listener) when a request arrives without a socket: from the simulated HTTP
+ * listener, or from a frontend through the querier's worker (`dispatchInProcess`). Express re-prototypes them onto
  * `app.request`/`app.response`, which inherit from `http.IncomingMessage` and
  * `http.ServerResponse`; those prototypes reach into Node's socket and stream internals,
  * which run on `process.nextTick` and the wall clock (the `Date` header). So every method and
@@ -31,7 +32,7 @@ export interface ServerAnswer {
 }
 
 /** The request as the handler sees it. `disconnect` is the client going away. */
-export interface SimServerRequest extends EventEmitter {
+export interface InProcessRequest extends EventEmitter {
   readonly socket: unknown;
   readonly method: string;
   readonly url: string;
@@ -59,8 +60,8 @@ function fakeSocket(remoteAddress: string): Record<string, unknown> {
 }
 
 /** Builds the request: the body is yielded once by `for await (const chunk of req)`. */
-export function createServerRequest(init: ServerRequestInit): SimServerRequest {
-  const req = new EventEmitter() as SimServerRequest & Record<string | symbol, unknown>;
+export function createServerRequest(init: ServerRequestInit): InProcessRequest {
+  const req = new EventEmitter() as InProcessRequest & Record<string | symbol, unknown>;
   const headers: Record<string, string> = {};
   const rawHeaders: string[] = [];
   for (const [name, value] of Object.entries(init.headers)) {
@@ -124,12 +125,12 @@ export function createServerRequest(init: ServerRequestInit): SimServerRequest {
 }
 
 /** The response as the handler sees it, plus the harness's view of its outcome. */
-export interface SimServerResponse extends EventEmitter {
+export interface InProcessResponse extends EventEmitter {
   statusCode: number;
   readonly headersSent: boolean;
   readonly writableEnded: boolean;
   readonly destroyed: boolean;
-  destroy(): SimServerResponse;
+  destroy(): InProcessResponse;
 }
 
 export interface ServerResponseHooks {
@@ -157,10 +158,10 @@ type HeaderValue = number | string | readonly string[];
  * reports a closed connection.
  */
 export function createServerResponse(
-  req: SimServerRequest,
+  req: InProcessRequest,
   hooks: ServerResponseHooks,
-): { res: SimServerResponse; clientGone(): void } {
-  const res = new EventEmitter() as SimServerResponse & Record<string | symbol, unknown>;
+): { res: InProcessResponse; clientGone(): void } {
+  const res = new EventEmitter() as InProcessResponse & Record<string | symbol, unknown>;
   const headers = new Map<string, { name: string; value: HeaderValue }>();
   const chunks: Buffer[] = [];
   let settled = false;
