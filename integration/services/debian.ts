@@ -51,6 +51,8 @@ export const REQUIRED_TOOLS: readonly DebianTool[] = [
   { binary: 'promtool', pkg: 'prometheus' },
   { binary: 'prometheus-node-exporter', pkg: 'prometheus-node-exporter' },
   { binary: 'etcd', pkg: 'etcd-server' },
+  // Three real memcached servers behind the cache clients (integration/memcached*.test.ts).
+  { binary: 'memcached', pkg: 'memcached' },
   // Renders `strata sim --html` pages headless in sim/scenario/html_report.test.ts.
   { binary: 'chromium', pkg: 'chromium' },
 ];

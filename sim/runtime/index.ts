@@ -24,6 +24,17 @@ export {
 } from './sim_bucket.js';
 export { SimCache, SimCacheServer, type SimCacheServerConfig } from './sim_cache.js';
 export { SimClock, type SimClockConfig, type SimClockDeps } from './sim_clock.js';
+export { SIM_DNS_LATENCY_MS, SimDnsRecords, SimResolver } from './sim_dns.js';
+export {
+  MEMCACHED_PORT,
+  SimMemcachedCluster,
+  SimMemcachedServer,
+  openSimMemcachedClient,
+  type SimMemcachedClientDeps,
+  type SimMemcachedConfig,
+  type WrongValuesMode,
+} from './sim_memcached_server.js';
+export { SimMemcachedDialer, type SimMemcachedDialerDeps } from './sim_memcached_stream.js';
 export {
   SimDisk,
   type DiskDir,

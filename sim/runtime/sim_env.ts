@@ -23,6 +23,8 @@ import { SimClock } from './sim_clock.js';
 import type { SimDisk } from './sim_disk.js';
 import { SimFileSystem } from './sim_filesystem.js';
 import { SimKV } from './sim_kv.js';
+import { openSimMemcachedClient } from './sim_memcached_server.js';
+import { SimMemcachedDialer } from './sim_memcached_stream.js';
 import {
   CACHE_SERVICE,
   KV_SERVICE,
@@ -86,6 +88,15 @@ export function createSimNodeEnv(services: SimServices, opts: SimNodeEnvOptions)
       },
     );
   const config = services.config;
+  const logger = new CapturedLogger(
+    { node: owner.node, incarnation: owner.number, bindings: {} },
+    { sink: services.logs, now: () => kernel.now() },
+  );
+  // One dialer per incarnation: its connections die with the process.
+  const memcached = services.memcached;
+  const network = services.network;
+  const dialer =
+    memcached && new SimMemcachedDialer({ kernel, network, owner, cluster: memcached });
   return {
     nodeName: owner.node,
     clock,
@@ -129,13 +140,14 @@ export function createSimNodeEnv(services: SimServices, opts: SimNodeEnvOptions)
             { clock, registry: metrics },
           );
         }
+        if (memcached !== undefined && dialer !== undefined) {
+          const deps = { kernel, owner, clock, logger, metrics, cluster: memcached, dialer };
+          return openSimMemcachedClient(name, spec, deps);
+        }
         return new SimCache(services.cacheServer(spec), link(CACHE_SERVICE, 'cache', config.cache));
       },
     },
-    logger: new CapturedLogger(
-      { node: owner.node, incarnation: owner.number, bindings: {} },
-      { sink: services.logs, now: () => kernel.now() },
-    ),
+    logger,
     metrics,
   };
 }

@@ -11,6 +11,7 @@ import { LogSink } from './captured_logger.js';
 import type { LatencySpec } from './latency.js';
 import { SimObjectStore, type ThrottleLimit } from './sim_bucket.js';
 import { SimCacheServer } from './sim_cache.js';
+import { SimMemcachedCluster, type SimMemcachedConfig } from './sim_memcached_server.js';
 import { SimNetwork, type SimNetworkConfig } from './sim_network.js';
 import { ServiceHealth } from './service_call.js';
 
@@ -32,6 +33,8 @@ export interface SimRuntimeConfig {
   };
   kv: { latency: LatencySpec; errorRate: number };
   cache: { latency: LatencySpec; errorRate: number; maxSizeBytes: number };
+  /** Simulated memcached servers and DNS; when set, `memcached` cache specs use the real client. */
+  memcached?: SimMemcachedConfig;
 }
 
 export const OBJECT_STORE_SERVICE = 'objstore';
@@ -53,6 +56,8 @@ export class SimServices {
   private readonly objectStores = new Map<string, SimObjectStore>();
   private readonly kvStores = new Map<string, MemoryKVStore>();
   private readonly cacheServers = new Map<string, SimCacheServer>();
+  /** The memcached servers and DNS of the scenario's `memcached` section, if any. */
+  readonly memcached: SimMemcachedCluster | undefined;
   /** A throttling fault in force, for the object stores present and to come. */
   private throttle: ThrottleLimit | undefined;
 
@@ -76,6 +81,10 @@ export class SimServices {
         throw new Error('the cluster clock only tells time; use a node clock for timers');
       },
     };
+    this.memcached =
+      config.memcached === undefined
+        ? undefined
+        : new SimMemcachedCluster(config.memcached, { clock: this.clock, random: deps.random });
   }
 
   get kernel(): SimKernel {
@@ -120,9 +129,10 @@ export class SimServices {
     return server;
   }
 
-  /** The cache-loss fault: every shared cache server loses all entries. */
+  /** The cache-loss fault: every shared cache server (simulated memcached too) loses all entries. */
   wipeCaches(): void {
     for (const server of this.cacheServers.values()) server.wipe();
+    this.memcached?.wipe();
   }
 
   /** The throttling fault: every object store throttles at `limit` (undefined: as configured). */

@@ -1,5 +1,6 @@
 import type { SimCluster } from '../cluster/index.js';
 import { OBJECT_STORE_SERVICE, type SimServices, type UploadListener } from '../runtime/index.js';
+import { applyMemcachedFault } from './memcached_faults.js';
 import type { FaultAction } from './scenario_types.js';
 
 /** Applies one fault to the cluster and its shared services (inside a kernel event). */
@@ -65,6 +66,13 @@ export function applyFault(action: FaultAction, cluster: SimCluster, services: S
       return;
     case 'crash_mid_block_upload':
       armCrashMidBlockUpload(action.nodes, action.nth, cluster, services);
+      return;
+    case 'memcached_down':
+    case 'memcached_up':
+    case 'memcached_slow':
+    case 'memcached_wrong_values':
+    case 'memcached_dns':
+      applyMemcachedFault(action, services);
       return;
   }
 }

@@ -1,4 +1,7 @@
 import { ScenarioError } from '../fields/index.js';
+import type { SimMemcachedConfig } from '../runtime/index.js';
+import { checkMemcachedEntry } from './memcached_faults.js';
+import { randomlyDownedServers } from './memcached_random_faults.js';
 import type { NodeTopology, RandomFaultProfile, ScheduledFault } from './scenario_types.js';
 
 /** What the schedule is checked against. */
@@ -8,6 +11,8 @@ export interface ScheduleContext {
   durationText: string;
   nodes: readonly NodeTopology[];
   faults: RandomFaultProfile;
+  /** The scenario's simulated memcached servers and DNS, if any. */
+  memcached?: SimMemcachedConfig | undefined;
 }
 
 /** A parsed entry with where it came from. */
@@ -47,6 +52,8 @@ export function checkSchedule(entries: readonly ScheduleEntry[], ctx: ScheduleCo
   const randomDisturbanceFromMs = randomDisturbanceStart(ctx.faults);
   // What a `heal` would end, if anything: the last scheduled disturbance not healed since.
   let disturbed = false;
+  const memcachedDown = new Map<string, string>();
+  const memcachedUncertain = randomlyDownedServers(ctx.faults);
   const track = (node: string, state: NodeState): void => {
     if (!randomlyDowned.has(node)) states.set(node, state);
   };
@@ -98,6 +105,10 @@ export function checkSchedule(entries: readonly ScheduleEntry[], ctx: ScheduleCo
         break;
       case 'crash_mid_block_upload':
         for (const n of a.nodes) track(n, { kind: 'unknown' });
+        break;
+      case 'memcached_down':
+      case 'memcached_up':
+        if (!memcachedUncertain.has(a.server)) checkMemcachedEntry(a, memcachedDown, where, when);
         break;
       default:
         break;

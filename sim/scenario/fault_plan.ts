@@ -6,6 +6,13 @@ import type {
   Scenario,
   ScheduledFault,
 } from './scenario_types.js';
+import {
+  describeMemcachedFault,
+  isMemcachedFault,
+  memcachedLeftActive,
+} from './memcached_faults.js';
+import { generateMemcachedFaults } from './memcached_random_faults.js';
+import { arrivals, pick } from './poisson.js';
 
 /** The full, resolved fault schedule of one run: explicit entries plus generated ones, by time. */
 export interface FaultPlan {
@@ -96,9 +103,7 @@ function faultsLeftActive(faults: readonly ScheduledFault[]): string[] {
       case 'service_up':
         services.delete(a.service);
         break;
-      case 'clock_skew':
-      case 'cache_wipe':
-      case 'crash_mid_block_upload':
+      default:
         break;
     }
   }
@@ -110,28 +115,8 @@ function faultsLeftActive(faults: readonly ScheduledFault[]): string[] {
     ...(errorBurst === undefined ? [] : [errorBurst]),
     ...(throttle === undefined ? [] : [throttle]),
     ...(loss === undefined ? [] : [loss]),
+    ...memcachedLeftActive(faults),
   ];
-}
-
-/** Arrival times of a Poisson process with `perMinute` events per minute within [from, until). */
-function arrivals(
-  stream: RandomStream,
-  perMinute: number,
-  fromMs: number,
-  untilMs: number,
-): number[] {
-  if (perMinute <= 0 || untilMs <= fromMs) return [];
-  const meanGapMs = 60_000 / perMinute;
-  const out: number[] = [];
-  for (let t = fromMs; ;) {
-    t += Math.max(1, Math.round(-Math.log(1 - stream.next()) * meanGapMs));
-    if (t >= untilMs) return out;
-    out.push(t);
-  }
-}
-
-function pick<T>(stream: RandomStream, items: readonly T[]): T {
-  return items[stream.int(items.length)]!;
 }
 
 export function generateRandomFaults(
@@ -238,10 +223,13 @@ export function generateRandomFaults(
       );
     }
   }
+  // Memcached faults draw from forks of their own: adding them shifts no other kind.
+  for (const f of generateMemcachedFaults(profile, faults)) add(f.atMs, f.action, f.kind);
   return out;
 }
 
 export function describeFaultAction(a: FaultAction): string {
+  if (isMemcachedFault(a)) return describeMemcachedFault(a);
   switch (a.kind) {
     case 'partition':
       return `partition ${a.groups.map((g) => `[${g.join(',')}]`).join(' | ')}`;

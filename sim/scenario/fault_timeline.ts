@@ -52,6 +52,12 @@ export function faultTimeline(plan: FaultPlan, epochMs: number, endMs: number): 
       case 'crash_mid_block_upload':
         for (const node of a.nodes) out.push({ at, node, kind: a.kind, detail });
         break;
+      case 'memcached_down':
+      case 'memcached_up':
+      case 'memcached_slow':
+      case 'memcached_wrong_values':
+        out.push({ at, node: a.server, kind: a.kind, detail });
+        break;
       default:
         out.push({ at, node: '-', kind: a.kind, detail });
     }

@@ -3,6 +3,7 @@ import { describeLatency, type SimRuntimeConfig } from '../runtime/index.js';
 import { findWorkload } from '../workloads/index.js';
 import { describeFaultAction, type FaultPlan } from './fault_plan.js';
 import type { RandomFaultProfile, Scenario } from './scenario_types.js';
+import { formatMemcachedRandomFaults, formatMemcachedSection } from './memcached_random_faults.js';
 
 const pct = (p: number): string => `${+(p * 100).toFixed(3)}%`;
 
@@ -51,6 +52,7 @@ function formatRuntime(r: SimRuntimeConfig): string[] {
     `object store: latency ${describeLatency(r.objectStore.latency)}; errors ${pct(r.objectStore.errorRate)}; list delay ${formatDuration(r.objectStore.listDelayMs)}; ` +
       `throttle ${r.objectStore.opsPerSecond > 0 ? `${r.objectStore.opsPerSecond} ops/s burst ${r.objectStore.burst}` : 'off'}`,
     `kv: latency ${describeLatency(r.kv.latency)}; errors ${pct(r.kv.errorRate)} | cache: latency ${describeLatency(r.cache.latency)}; errors ${pct(r.cache.errorRate)}; max ${r.cache.maxSizeBytes} bytes`,
+    ...formatMemcachedSection(r.memcached),
   ];
 }
 
@@ -90,6 +92,7 @@ function formatRandomFaults(p: RandomFaultProfile): string {
     parts.push(
       `clock skew ${rate(p.clockSkew.perMinute)} of [${p.clockSkew.nodes.join(',')}] up to ±${formatDuration(p.clockSkew.maxMs)}`,
     );
+  parts.push(...formatMemcachedRandomFaults(p.memcached));
   if (parts.length === 0) return 'none';
   return `${parts.join('; ')} (between +${formatDuration(p.fromMs)} and +${formatDuration(p.untilMs)})`;
 }

@@ -11,8 +11,14 @@ import {
   readStringList,
   type Fields,
 } from '../fields/index.js';
-import { defaultSimRuntimeConfig, type SimRuntimeConfig } from '../runtime/index.js';
+import {
+  defaultSimRuntimeConfig,
+  type SimMemcachedConfig,
+  type SimRuntimeConfig,
+} from '../runtime/index.js';
 import { findWorkload, workloadKinds } from '../workloads/index.js';
+import { parseMemcachedSection } from './memcached_faults.js';
+import { MEMCACHED_RANDOM_KEYS, parseMemcachedRandomFaults } from './memcached_random_faults.js';
 import { SERVICES, parseSchedule, readSignedDuration } from './parse_schedule.js';
 import type { ScheduleContext } from './check_schedule.js';
 import { parseScenarioSource } from './source_lines.js';
@@ -55,6 +61,7 @@ function readScenario(doc: unknown, source: string): Scenario {
     'object_store',
     'kv',
     'cache',
+    'memcached',
     'faults',
     'schedule',
     'workload',
@@ -87,12 +94,14 @@ function readScenario(doc: unknown, source: string): Scenario {
   workload.validateTopology(byRole, 'topology');
 
   const checks = parseChecks(top.checks, [...workload.checks, ...BUILTIN_CHECKS]);
-  const faults = parseRandomFaults(top.faults, nodeNames, durationMs);
+  const memcached = parseMemcachedSection(top.memcached, new Set([...nodeNames, ...SERVICES]));
+  const faults = parseRandomFaults(top.faults, nodeNames, durationMs, memcached);
   const scheduleContext: ScheduleContext = {
     durationMs,
     durationText: JSON.stringify(top.duration),
     nodes,
     faults,
+    memcached,
   };
   return {
     name,
@@ -101,7 +110,7 @@ function readScenario(doc: unknown, source: string): Scenario {
     epochMs: parseEpoch(top.epoch),
     durationMs,
     nodes,
-    runtime: parseRuntime(top),
+    runtime: { ...parseRuntime(top), ...(memcached === undefined ? {} : { memcached }) },
     faults,
     schedule: parseSchedule(top.schedule, nodeNames, scheduleContext),
     workload: { kind, config: workloadConfig },
@@ -206,6 +215,7 @@ function parseRandomFaults(
   value: unknown,
   nodes: ReadonlySet<string>,
   durationMs: number,
+  memcached: SimMemcachedConfig | undefined,
 ): RandomFaultProfile {
   const where = 'faults';
   const o = readObject(value, where, [
@@ -220,6 +230,7 @@ function parseRandomFaults(
     'kv_unavailable',
     'objstore_unavailable',
     'clock_skew',
+    ...MEMCACHED_RANDOM_KEYS,
   ]);
   const rate = (f: Fields, w: string): number =>
     readNumber(f.per_minute, `${w}.per_minute`, 0, { min: 0 });
@@ -310,6 +321,8 @@ function parseRandomFaults(
       maxMs: readDuration(f.max, `${where}.clock_skew.max`, 5_000),
     };
   }
+  const mc = parseMemcachedRandomFaults(o, memcached);
+  if (mc !== undefined) profile.memcached = mc;
   return profile;
 }
 

@@ -10,6 +10,7 @@ import {
 } from '../fields/index.js';
 import { CACHE_SERVICE, KV_SERVICE, OBJECT_STORE_SERVICE } from '../runtime/index.js';
 import { checkSchedule, type ScheduleContext, type ScheduleEntry } from './check_schedule.js';
+import { MEMCACHED_ACTIONS, parseMemcachedAction } from './memcached_faults.js';
 import type { FaultAction, ScheduledFault } from './scenario_types.js';
 
 /** The shared services a schedule may name (partitions, outages). */
@@ -41,6 +42,7 @@ const SCHEDULE_ACTIONS = [
   'objstore_throttle',
   'crash_mid_block_upload',
   'message_loss',
+  ...MEMCACHED_ACTIONS,
 ] as const;
 
 export function parseSchedule(
@@ -59,7 +61,9 @@ export function parseSchedule(
       );
     }
     const kind = actions[0]!;
-    const action = parseAction(kind, o[kind], `${where}.${kind}`, nodes, `schedule:${i}`);
+    const action = isMemcachedAction(kind)
+      ? parseMemcachedAction(kind, o[kind], `${where}.${kind}`, ctx.memcached)
+      : parseAction(kind, o[kind], `${where}.${kind}`, endpoints(nodes, ctx), `schedule:${i}`);
     return { fault: { atMs, action, origin: 'schedule' }, index: i, atText: JSON.stringify(o.at) };
   });
   // Stable by time: entries at the same instant keep their file order.
@@ -68,13 +72,28 @@ export function parseSchedule(
   return ordered.map((e) => e.fault);
 }
 
+function isMemcachedAction(kind: string): kind is (typeof MEMCACHED_ACTIONS)[number] {
+  return (MEMCACHED_ACTIONS as readonly string[]).includes(kind);
+}
+
+/** Nodes, plus the memcached servers where partitions may name them. */
+function endpoints(nodes: ReadonlySet<string>, ctx: ScheduleContext): EndpointNames {
+  return { nodes, servers: ctx.memcached?.servers ?? [] };
+}
+
+interface EndpointNames {
+  nodes: ReadonlySet<string>;
+  servers: readonly string[];
+}
+
 function parseAction(
-  kind: (typeof SCHEDULE_ACTIONS)[number],
+  kind: Exclude<(typeof SCHEDULE_ACTIONS)[number], (typeof MEMCACHED_ACTIONS)[number]>,
   v: unknown,
   where: string,
-  nodes: ReadonlySet<string>,
+  names: EndpointNames,
   id: string,
 ): FaultAction {
+  const nodes = names.nodes;
   const node = (x: unknown, w: string): string => {
     const n = readString(x, w);
     if (!nodes.has(n))
@@ -85,9 +104,10 @@ function parseAction(
   };
   const endpoint = (x: unknown, w: string): string => {
     const n = readString(x, w);
-    if (!nodes.has(n) && !SERVICES.includes(n)) {
+    if (!nodes.has(n) && !SERVICES.includes(n) && !names.servers.includes(n)) {
+      const servers = names.servers.length > 0 ? `; memcached: ${names.servers.join(', ')}` : '';
       throw new ScenarioError(
-        `${w}: unknown node or service ${JSON.stringify(n)} (nodes: ${[...nodes].join(', ')}; services: ${SERVICES.join(', ')})`,
+        `${w}: unknown node or service ${JSON.stringify(n)} (nodes: ${[...nodes].join(', ')}; services: ${SERVICES.join(', ')}${servers})`,
       );
     }
     return n;

@@ -1,4 +1,4 @@
-import type { SimRuntimeConfig, ThrottleLimit } from '../runtime/index.js';
+import type { SimRuntimeConfig, ThrottleLimit, WrongValuesMode } from '../runtime/index.js';
 import type { CheckSpec } from '../workloads/index.js';
 
 export type { CheckResult, CheckSpec } from '../workloads/index.js';
@@ -36,7 +36,21 @@ export type FaultAction =
    * uploader crashes right after the store applied the block's `index` (its chunks are in,
    * its meta.json is not), so the block is left partial. Disarmed when it fires.
    */
-  | { kind: 'crash_mid_block_upload'; nodes: string[]; nth: number };
+  | { kind: 'crash_mid_block_upload'; nodes: string[]; nth: number }
+  | MemcachedFaultAction;
+
+/** Faults of the simulated memcached servers and DNS (`sim/scenario/memcached_faults.ts`). */
+export type MemcachedFaultAction =
+  /** The server crashes: its data is lost, its connections reset, new ones refused. */
+  | { kind: 'memcached_down'; server: string }
+  /** The crashed server starts again, empty. */
+  | { kind: 'memcached_up'; server: string }
+  /** Every answer of the server is held `delayMs` (0 ends it). */
+  | { kind: 'memcached_slow'; server: string; delayMs: number }
+  /** The server answers garbage bytes or another key's item (`off` ends it). */
+  | { kind: 'memcached_wrong_values'; server: string; mode: WrongValuesMode }
+  /** The A records of a DNS name from now on (membership changes). */
+  | { kind: 'memcached_dns'; name: string; servers: string[] };
 
 export interface ScheduledFault {
   /** Milliseconds after the scenario epoch. */
@@ -69,6 +83,21 @@ export interface RandomFaultProfile {
   kvUnavailable?: { perMinute: number; lastsMs: number };
   objstoreUnavailable?: { perMinute: number; lastsMs: number };
   clockSkew?: { perMinute: number; nodes: string[]; maxMs: number };
+  /** Random faults of the simulated memcached servers (`memcached_random_faults.ts`). */
+  memcached?: MemcachedRandomFaults;
+}
+
+export interface MemcachedRandomFaults {
+  down?: { perMinute: number; servers: string[]; downForMs: number };
+  slow?: { perMinute: number; servers: string[]; delayMs: number; lastsMs: number };
+  wrongValues?: {
+    perMinute: number;
+    servers: string[];
+    mode: Exclude<WrongValuesMode, 'off'>;
+    lastsMs: number;
+  };
+  /** A random member leaves the DNS answer of `name`, which returns to its declared records. */
+  flap?: { perMinute: number; name: string; members: string[]; lastsMs: number };
 }
 
 export interface Scenario {

@@ -132,15 +132,33 @@ function rawQuery(req: Request): string {
  * contribute nothing, as in Go), then the URL query string.
  */
 export async function parseForm(req: Request): Promise<Form> {
+  const form = req.method === 'POST' && isFormContentType(req.get('content-type'));
+  const body = form ? await readBody(req) : { body: '' };
+  return formFromParts(form ? body : undefined, rawQuery(req));
+}
+
+/**
+ * The same parameters from a request already read: `body` is the url-encoded POST body as
+ * latin1 "bytes" (or its read error), undefined when the request has no form body;
+ * `query` the raw URL query string. For a frontend that must forward the body it parsed.
+ */
+export function formFromParts(
+  body: { body: string } | { error: string } | undefined,
+  query: string,
+): Form {
   const parsed: Parsed = { values: new Map(), error: undefined };
-  if (req.method === 'POST' && isFormContentType(req.get('content-type'))) {
-    const body = await readBody(req);
+  if (body !== undefined) {
     if ('error' in body) parsed.error = body.error;
     else parseQueryInto(body.body, parsed);
   }
   const fromBody = parsed.error;
-  parseQueryInto(rawQuery(req), parsed);
+  parseQueryInto(query, parsed);
   // Go keeps the body's error when both fail.
   if (fromBody !== undefined) parsed.error = fromBody;
   return new Form(parsed.values, parsed.error);
+}
+
+/** Whether a request with this method and Content-Type carries its parameters in the body. */
+export function hasFormBody(method: string, contentType: string | undefined): boolean {
+  return method === 'POST' && isFormContentType(contentType);
 }

@@ -10,7 +10,7 @@
  * with anything but Prometheus's JSON envelope.
  */
 export { registerPrometheusApi } from './register.js';
-export { Form, MAX_FORM_BYTES, parseForm } from './form.js';
+export { Form, MAX_FORM_BYTES, formFromParts, hasFormBody, parseForm } from './form.js';
 export type {
   BuildInfo,
   Engines,
@@ -26,9 +26,12 @@ export {
   NEUTRAL_ENGINE_TYPE_HEADER,
   type EngineName,
 } from './engine_select.js';
-export { DEFAULT_MAX_POINTS_PER_SERIES } from './query_handlers.js';
-export { encodeLabels, encodeQueryData, encodeResult } from './encode.js';
-export { jsonString, sampleTimestamp, sampleValue } from './json.js';
+export { DEFAULT_MAX_POINTS_PER_SERIES, parseQueryParam } from './query_handlers.js';
+export { encodeLabels, encodeQueryData, encodeResult, errorBody, successBody } from './encode.js';
+// The query API's error kinds and parameter helpers, for the query-frontend, which must
+// reject bad input with exactly the querier's status and message.
+export { ApiError, badData, invalidParam, param, toApiError } from './errors.js';
+export { jsonNumber, jsonString, sampleTimestamp, sampleValue } from './json.js';
 export {
   MAX_TIME_FORMATTED,
   MAX_TIME_NS,
@@ -37,4 +40,8 @@ export {
   // Named apart from the PromQL parser's parseDuration (ms): these are the API's rules (ns).
   parseDuration as parseApiDuration,
   parseTime as parseApiTime,
+  durationToMs,
+  nsToMs,
+  parseLimit,
+  subSaturating,
 } from './params.js';

@@ -89,9 +89,14 @@ export function withClosedBucket(service: Service, close: () => Promise<void>): 
  * `service` with `subservices` started before it (in order) and stopped after it (in
  * reverse); a failing subservice fails the whole.
  */
-export function withSubservices(service: Service, subservices: readonly Service[]): Service {
-  if (subservices.length === 0) return service;
-  const all = [...subservices, service];
+export function withSubservices(
+  service: Service,
+  subservices: readonly Service[],
+  /** Started after `service` (and stopped before it): e.g. what feeds it work. */
+  followers: readonly Service[] = [],
+): Service {
+  if (subservices.length === 0 && followers.length === 0) return service;
+  const all = [...subservices, service, ...followers];
   return new BasicService(service.name, {
     starting: async (signal) => {
       const started: Service[] = [];

@@ -11,15 +11,16 @@ import {
   type CompactorShardingStrategy,
 } from '../compactor/index.js';
 import type { Service } from '../services/index.js';
-import { openComponentBucket, withClosedBucket } from './bucket.js';
+import { withClosedBucket } from './bucket.js';
 import type { StrataContext } from './context.js';
 import { deferredKV, registerRingPage } from './ring_client.js';
+import { openCachedComponentBucket } from './store_caches.js';
 
 export function compactorService(ctx: StrataContext): Service {
   const { config, env } = ctx;
   const c = config.compactor;
   const http = ctx.need(ctx.http, 'server', 'compactor');
-  const bucket = openComponentBucket(ctx, 'compactor');
+  const { bucket } = openCachedComponentBucket(ctx, 'compactor');
   const overrides = ctx.need(ctx.overrides, 'overrides', 'compactor');
   const compactor = new Compactor(
     {

@@ -21,6 +21,11 @@ import { INGESTER_RING_KEY, deferredKV, ingesterRingProxy } from './ring_client.
 import type { Service } from '../services/index.js';
 import { openComponentBucket, withClosedBucket, withSubservices } from './bucket.js';
 import { querierBlocksWiring } from './storegateway_component.js';
+import {
+  internalQuerierServer,
+  querierPullsQueries,
+  querierWorkerService,
+} from './frontend_component.js';
 
 /**
  * One client per process, shared by the distributor and the querier. Pushes to the ingester
@@ -152,8 +157,19 @@ export function querierService(ctx: StrataContext): Service {
       blocks: wiring.blocks,
     },
   );
-  registerQuerierRoutes(ctx.need(ctx.http, 'server', 'querier'), querier);
-  return withClosedBucket(withSubservices(querier, wiring.services), () => wiring.bucket.close());
+  const followers: Service[] = [];
+  if (querierPullsQueries(ctx)) {
+    // Queries come through a frontend (Cortex: the querier's API is then internal only);
+    // the worker starts pulling once the querier runs.
+    const internal = internalQuerierServer(ctx);
+    registerQuerierRoutes(internal, querier);
+    followers.push(querierWorkerService(ctx, internal));
+  } else {
+    registerQuerierRoutes(ctx.need(ctx.http, 'server', 'querier'), querier);
+  }
+  return withClosedBucket(withSubservices(querier, wiring.services, followers), () =>
+    wiring.bucket.close(),
+  );
 }
 
 /** Cortex's maxFetchSeriesAttempts: a block is tried on at most three store-gateways. */

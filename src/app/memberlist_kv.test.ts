@@ -13,7 +13,7 @@ import {
   newMetricsRegistry,
   openMemberlistClient,
 } from '../runtime/index.js';
-import { MemoryBucket, MemoryNetwork } from '../runtime/memory/index.js';
+import { MemoryBucket, MemoryCache, MemoryNetwork } from '../runtime/memory/index.js';
 import { CapturingLogger, ManualClock } from '../runtime/testing/index.js';
 import { STORE_GATEWAY_RING_KEY } from '../storegateway/index.js';
 import { DiskFileSystem } from '../../sim/testing/index.js';
@@ -107,8 +107,10 @@ async function startNode(name: string, edit: (c: Config) => void = () => undefin
       },
     },
     caches: {
-      open: () => {
-        throw new Error('no caches in this test');
+      // The store-gateway's index cache is an in-memory LRU by default; nothing uses memcached.
+      open: (name, spec) => {
+        if (spec.backend !== 'inmemory') throw new Error('no memcached in this test');
+        return new MemoryCache({ name, maxSizeBytes: spec.maxSizeBytes }, { clock: clock });
       },
     },
     logger: new CapturingLogger(),

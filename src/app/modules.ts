@@ -24,6 +24,7 @@ import { distributorService, ingesterService, querierService } from './component
 import { compactorService } from './compactor_component.js';
 import { purgerService } from './purger_component.js';
 import { storeGatewayService } from './storegateway_component.js';
+import { queryFrontendService, querySchedulerService } from './frontend_component.js';
 
 export type StrataModule = ModuleDefinition<StrataContext>;
 
@@ -33,6 +34,7 @@ const COMPONENT_DEPS: Readonly<Record<string, readonly string[]>> = {
   ingester: ['ring', 'overrides', 'runtime-config', 'server'],
   querier: ['ring', 'overrides', 'server'],
   'query-frontend': ['overrides', 'server'],
+  'query-scheduler': ['overrides', 'server'],
   'store-gateway': ['ring', 'overrides', 'server'],
   compactor: ['ring', 'overrides', 'server'],
   ruler: ['ring', 'overrides', 'server'],
@@ -160,6 +162,8 @@ const COMPONENT_SERVICES: Readonly<Record<string, (ctx: StrataContext) => Servic
   compactor: compactorService,
   'store-gateway': storeGatewayService,
   purger: purgerService,
+  'query-frontend': queryFrontendService,
+  'query-scheduler': querySchedulerService,
 };
 
 function componentModule(name: string): StrataModule {

@@ -9,7 +9,6 @@ import { BasicService, type Service } from '../services/index.js';
 
 /** Which issue brings each component. */
 export const COMPONENT_ISSUES: Readonly<Record<string, string>> = {
-  'query-frontend': 'a later issue',
   'store-gateway': 'a later issue',
   compactor: 'a later issue',
   ruler: 'a later issue',

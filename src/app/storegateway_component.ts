@@ -24,14 +24,15 @@ import {
   storeGatewayRingConfig,
   type BucketStores,
 } from '../storegateway/index.js';
-import { openComponentBucket, withClosedBucket } from './bucket.js';
+import { withClosedBucket } from './bucket.js';
 import type { StrataContext } from './context.js';
 import { deferredKV } from './ring_client.js';
+import { openCachedComponentBucket } from './store_caches.js';
 
 export function storeGatewayService(ctx: StrataContext): Service {
   const { config, env } = ctx;
   const http = ctx.need(ctx.http, 'server', 'store-gateway');
-  const bucket = openComponentBucket(ctx, 'store-gateway');
+  const { bucket, indexCache } = openCachedComponentBucket(ctx, 'store-gateway');
   const gateway = new StoreGateway(
     storeGatewayConfigFrom(config.tsdb, config.store_gateway, { nodeName: env.nodeName }),
     {
@@ -43,6 +44,7 @@ export function storeGatewayService(ctx: StrataContext): Service {
       metrics: env.metrics,
       transport: env.transport,
       ...(config.store_gateway.sharding_enabled ? { kv: deferredKV(ctx, 'storeGateway') } : {}),
+      ...(indexCache === undefined ? {} : { indexCache }),
     },
   );
   ctx.localStoreGateway = gateway;
@@ -62,7 +64,11 @@ export function querierBlocksWiring(ctx: StrataContext): QuerierBlocksWiring {
   const { config, env } = ctx;
   const bs = config.tsdb.bucket_store;
   const sg = config.store_gateway;
-  const bucket = openComponentBucket(ctx, 'querier');
+  // A querier reads blocks itself (and needs the index and chunks caches) only when it embeds
+  // a bucket store: no store-gateways to ask and none in this process.
+  const local = ctx.modules().includes('store-gateway');
+  const embeds = !config.tsdb.store_gateway_enabled && !local;
+  const { bucket, indexCache } = openCachedComponentBucket(ctx, 'querier', embeds);
   const finder = newBlocksFinder(
     {
       bucketIndexEnabled: bs.bucket_index.enabled,
@@ -106,7 +112,6 @@ export function querierBlocksWiring(ctx: StrataContext): QuerierBlocksWiring {
     return { blocks: { finder, stores, client: transportClient }, bucket, services: [] };
   }
   // The gateway of this process, or (the reference's querier) one of its own over the bucket.
-  const local = ctx.modules().includes('store-gateway');
   if (config.tsdb.store_gateway_enabled && !local)
     throw new Error(
       '-experimental.tsdb.store-gateway-enabled is set but the querier has no store-gateways: enable -experimental.store-gateway.sharding-enabled or set -querier.store-gateway-addresses',
@@ -126,6 +131,7 @@ export function querierBlocksWiring(ctx: StrataContext): QuerierBlocksWiring {
         random: env.random,
         logger: env.logger.child({ module: 'querier-bucket-store' }),
         metrics: env.metrics,
+        ...(indexCache === undefined ? {} : { indexCache }),
       },
     );
   }

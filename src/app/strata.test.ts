@@ -12,6 +12,7 @@ import {
 } from '../runtime/index.js';
 import {
   MemoryBucket,
+  MemoryCache,
   MemoryKV,
   MemoryKVStore,
   MemoryNetwork,
@@ -90,7 +91,8 @@ function testEnv(files: Record<string, string> = {}): TestEnv {
   const store = new MemoryKVStore();
   const fs = new TestFileSystem(new Map(Object.entries(files)));
   const openedKVs: { spec: KVSpec; prefix: string }[] = [];
-  const bucket = new MemoryBucket({ clock: new ManualClock(1_700_000_000_000) });
+  const bucketClock = new ManualClock(1_700_000_000_000);
+  const bucket = new MemoryBucket({ clock: bucketClock });
   return {
     nodeName: 'test-node',
     clock: new ManualClock(1_700_000_000_000),
@@ -110,8 +112,10 @@ function testEnv(files: Record<string, string> = {}): TestEnv {
     },
     openedKVs,
     caches: {
-      open: () => {
-        throw new Error('no caches in this test');
+      // The store-gateway's index cache is an in-memory LRU by default; nothing uses memcached.
+      open: (name, spec) => {
+        if (spec.backend !== 'inmemory') throw new Error('no memcached in this test');
+        return new MemoryCache({ name, maxSizeBytes: spec.maxSizeBytes }, { clock: bucketClock });
       },
     },
     logger: new CapturingLogger(),
@@ -185,7 +189,15 @@ describe('startStrata with -target=all', () => {
     expect(statuses.map((s) => s.name).sort()).toEqual(
       ['server', 'runtime-config', 'overrides', 'ring', ...ALL_COMPONENTS].sort(),
     );
-    const built = ['distributor', 'ingester', 'querier', 'compactor', 'store-gateway', 'purger'];
+    const built = [
+      'distributor',
+      'ingester',
+      'querier',
+      'query-frontend',
+      'compactor',
+      'store-gateway',
+      'purger',
+    ];
     for (const name of built) expect(statuses.find((s) => s.name === name)?.note).toBeUndefined();
     expect(statuses.find((s) => s.name === 'ruler')?.note).toContain('arrives with a later issue');
     expect(env.logger.find('component is a placeholder', 'warn')).toHaveLength(

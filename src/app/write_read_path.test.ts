@@ -1,139 +1,30 @@
-// The write and read path wired by -target, in process: one Strata per node over an
-// in-memory network and one shared in-memory KV store, so the distributor, the ingesters and
-// the querier find each other through the ring exactly as separate processes do.
+// The write and read path wired by -target, in process (see cluster.testing.ts).
 import { compress } from 'snappyjs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DiskFileSystem } from '../../sim/testing/index.js';
-import { type Config, defaultConfig } from '../config/index.js';
-import { buildWriteRequest, encodeWriteRequest, type PlainSeries } from '../distributor/index.js';
+import { buildWriteRequest, encodeWriteRequest } from '../distributor/index.js';
 import {
-  createSeededRandom,
-  newMetricsRegistry,
-  type Env,
-  type KV,
-  type KVSpec,
-} from '../runtime/index.js';
-import { MemoryBucket, MemoryKV, MemoryKVStore, MemoryNetwork } from '../runtime/memory/index.js';
-import { CapturingLogger, ManualClock } from '../runtime/testing/index.js';
-import { Strata } from './strata.js';
+  PUSH_HEADERS,
+  T0,
+  cluster as newCluster,
+  nodeConfig,
+  pushBody,
+  request,
+  series,
+  startNode,
+  stopCluster,
+  type Cluster,
+} from './cluster.testing.js';
+import type { Strata } from './strata.js';
 
-const T0 = 1_700_000_000_000;
-const running: Strata[] = [];
+const clusters: Cluster[] = [];
 afterEach(async () => {
-  for (const s of running.splice(0).reverse()) await s.stop();
+  for (const c of clusters.splice(0)) await stopCluster(c);
 });
 
-interface Cluster {
-  readonly net: MemoryNetwork;
-  readonly store: MemoryKVStore;
-  readonly clock: ManualClock;
-  readonly disks: Map<string, DiskFileSystem>;
-  /** The cluster's object store, shared by every node. */
-  readonly bucket: MemoryBucket;
-}
-
 function cluster(): Cluster {
-  const clock = new ManualClock(T0);
-  return {
-    net: new MemoryNetwork(),
-    store: new MemoryKVStore(),
-    clock,
-    disks: new Map(),
-    bucket: new MemoryBucket({ clock }),
-  };
-}
-
-function nodeEnv(c: Cluster, name: string): Env {
-  let fs = c.disks.get(name);
-  if (fs === undefined) {
-    fs = new DiskFileSystem();
-    c.disks.set(name, fs);
-  }
-  return {
-    nodeName: name,
-    clock: c.clock,
-    random: createSeededRandom(name),
-    fs,
-    transport: c.net.transport(name),
-    buckets: { open: () => c.bucket },
-    kvs: {
-      open: (spec: KVSpec, prefix: string): KV => {
-        if (spec.store !== 'inmemory') throw new Error(`unexpected store ${spec.store}`);
-        return new MemoryKV({ prefix }, { store: c.store });
-      },
-    },
-    caches: {
-      open: () => {
-        throw new Error('no caches in this test');
-      },
-    },
-    logger: new CapturingLogger(),
-    metrics: newMetricsRegistry(),
-  };
-}
-
-function nodeConfig(target: string, edit: (c: Config) => void = () => undefined): Config {
-  const config = defaultConfig();
-  config.target = target;
-  config.ingester.lifecycler.ring.kvstore.store = 'inmemory';
-  config.ingester.lifecycler.ring.replication_factor = 3;
-  config.tsdb.dir = '/data/tsdb';
-  config.tsdb.backend = 'filesystem';
-  config.tsdb.filesystem.dir = '/data/blocks';
-  edit(config);
-  return config;
-}
-
-async function startNode(c: Cluster, name: string, config: Config): Promise<Strata> {
-  const strata = await Strata.create(config, nodeEnv(c, name));
-  running.push(strata);
-  await strata.start();
-  return strata;
-}
-
-/** Calls one of the node's HTTP routes without a socket. */
-async function request(
-  strata: Strata,
-  method: string,
-  path: string,
-  body?: Uint8Array,
-  headers: Record<string, string> = {},
-): Promise<{ status: number; text: string }> {
-  const { createServer } = await import('node:http');
-  const server = createServer(strata.httpHandler);
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  try {
-    const { port } = server.address() as { port: number };
-    const res = await fetch(`http://127.0.0.1:${port}${path}`, {
-      method,
-      headers,
-      ...(body === undefined ? {} : { body }),
-    });
-    return { status: res.status, text: await res.text() };
-  } finally {
-    server.closeAllConnections();
-    await new Promise<void>((r) => server.close(() => r()));
-  }
-}
-
-function pushBody(series: PlainSeries[]): Uint8Array {
-  return compress(encodeWriteRequest(buildWriteRequest({ series })));
-}
-
-const PUSH_HEADERS = {
-  'Content-Type': 'application/x-protobuf',
-  'Content-Encoding': 'snappy',
-  'X-Prometheus-Remote-Write-Version': '0.1.0',
-};
-
-function series(name: string, job: string, points: [number, number][]): PlainSeries {
-  return {
-    labels: [
-      ['__name__', name],
-      ['job', job],
-    ],
-    samples: points.map(([timestamp, value]) => ({ timestamp, value })),
-  };
+  const c = newCluster();
+  clusters.push(c);
+  return c;
 }
 
 async function queryRange(

@@ -100,3 +100,15 @@ export {
   type BucketClientDeps,
   type BucketClientOptions,
 } from './bucket_client.js';
+export { CachingBucket, type CachingBucketDeps } from './caching_bucket.js';
+export {
+  CachingBucketConfig,
+  cortexCachingBucketConfig,
+  cortexMatchers,
+  type AttributesConfig,
+  type ExistsConfig,
+  type GetConfig,
+  type GetRangeConfig,
+  type IterConfig,
+} from './caching_bucket_config.js';
+export { CachingBucketMetrics } from './caching_bucket_metrics.js';

@@ -29,6 +29,7 @@ import { DistributorStoreQueryable } from './distributor_store_merge.js';
 import { IngesterQueryable } from './ingester_queryable.js';
 import { BlocksQuerierMetrics, QuerierMetrics } from './metrics.js';
 import { registerQuerierRpcs } from './querier_rpc.js';
+import { shardingQueryable } from './query_shard.js';
 import { collectUserStats, type UserStats } from './user_stats.js';
 
 export interface QuerierConfig {
@@ -173,9 +174,12 @@ export class Querier extends BasicService {
     return blocks.finder.isReady?.() ?? blocks.storeReadiness?.();
   }
 
-  /** One tenant's storage; `signal` cancels the ingester and store-gateway calls of its queries. */
+  /**
+   * One tenant's storage; `signal` cancels the ingester and store-gateway calls of its
+   * queries. Query-shard selectors from the frontend are honoured (and removed) here.
+   */
   queryable(tenant: string, signal?: AbortSignal): Queryable {
-    return (this.merged ?? this.ingesters).forTenant(tenant, signal);
+    return shardingQueryable((this.merged ?? this.ingesters).forTenant(tenant, signal));
   }
 
   /**

@@ -79,7 +79,7 @@ export class RequestQueue<R> {
 
   constructor(
     private readonly config: { forgetDelayMs: number },
-    private readonly deps: { limits: QueueLimits; metrics?: QueueMetrics },
+    private readonly deps: { limits: QueueLimits; metrics?: QueueMetrics | undefined },
   ) {}
 
   /** Queues `request`; throws TooManyOutstandingRequestsError when the tenant's queue is full. */

@@ -31,6 +31,8 @@ import {
   type QueryContext,
 } from './bucket_block_fetch.js';
 import type { ChunkPool } from './chunk_pool.js';
+import { allMatch, cachedPostings, cachedSeries } from './bucket_block_cache.js';
+import type { IndexCache } from './index_cache.js';
 import { IndexHeaderError, buildIndexHeader, type IndexHeaderBuildResult } from './index_header.js';
 import { openHeaderIndex, type HeaderIndex } from './index_header_reader.js';
 import { DEFAULT_PARTITIONER_MAX_GAP_BYTES } from './range_merge.js';
@@ -68,6 +70,8 @@ export interface OpenBucketBlockOptions {
   signal?: AbortSignal;
   /** Told when the index-header was (re)built, and why (for logs and metrics). */
   onHeaderBuilt?: (result: IndexHeaderBuildResult, reason: string) => void;
+  /** Postings, expanded postings and series entries are looked up here first. */
+  indexCache?: IndexCache;
 }
 
 /** Opens a block: its index-header (building it first if needed) and its bucket objects. */
@@ -144,7 +148,12 @@ export class BucketBlock implements LoadedBlock {
     private readonly header: HeaderIndex,
     private readonly objects: BlockObjects,
     private readonly settings: FetchSettings,
-    private readonly deps: { clock: Clock; chunkPool?: ChunkPool; headerPath: string },
+    private readonly deps: {
+      clock: Clock;
+      chunkPool?: ChunkPool;
+      headerPath: string;
+      indexCache?: IndexCache;
+    },
   ) {
     this.lastUsed = deps.clock.now();
   }
@@ -236,28 +245,59 @@ export class BucketBlock implements LoadedBlock {
   private async selectSeries(
     matchers: readonly Matcher[],
     ctx: QueryContext,
+    useCache = true,
   ): Promise<IndexSeries[]> {
-    const refs = await postingsForMatchers(this.postingsSource(ctx), matchers);
+    const cache = useCache ? this.deps.indexCache : undefined;
+    const block = this.meta.ulid;
+    let refs = await cache?.fetchExpandedPostings(block, matchers, ctx.signal);
+    if (refs === undefined) {
+      refs = await postingsForMatchers(this.postingsSource(ctx, useCache), matchers);
+      cache?.storeExpandedPostings(block, matchers, refs);
+    }
     if (refs.length === 0) return [];
-    const entries = await fetchSeries(
-      this.objects,
-      this.header.reader,
-      refs,
-      this.header.layout.indexToc.labelIndices,
-      this.settings,
-      ctx,
-    );
+    const fetch = (
+      wanted: ArrayLike<number>,
+      onEntry?: (ref: number, entry: Uint8Array) => void,
+    ): Promise<IndexSeries[]> =>
+      fetchSeries(
+        this.objects,
+        this.header.reader,
+        wanted,
+        this.header.layout.indexToc.labelIndices,
+        this.settings,
+        ctx,
+        onEntry,
+      );
+    const entries =
+      cache === undefined
+        ? await fetch(refs)
+        : await cachedSeries({ cache, block }, this.header.reader, refs, ctx.signal, fetch);
+    if (cache !== undefined && !allMatch(entries, matchers)) {
+      // A cached value contradicts the matchers (a wrong entry): answer from the bucket alone.
+      return this.selectSeries(matchers, ctx, false);
+    }
     ctx.stats.seriesFetched += entries.length;
     return entries;
   }
 
   /** Label values from the header, postings lists from the bucket in merged ranges. */
-  private postingsSource(ctx: QueryContext): PostingsSource {
+  private postingsSource(ctx: QueryContext, useCache: boolean): PostingsSource {
     const reader = this.header.reader;
     return {
       labelValues: (name) => this.localIndex(() => reader.labelValues(name)),
       postings: async (name, ...values) => {
         throwIfAborted(ctx.signal);
+        const cache = useCache ? this.deps.indexCache : undefined;
+        if (cache !== undefined) {
+          return cachedPostings(
+            { cache, block: this.meta.ulid },
+            name,
+            values,
+            ctx.signal,
+            (missing) => this.localIndex(() => reader.postingsRanges(name, missing)),
+            (ranges) => fetchPostings(this.objects, ranges, this.settings, ctx),
+          );
+        }
         const ranges = await this.localIndex(() => reader.postingsRanges(name, values));
         if (ranges.length === 0) return new Uint32Array(0);
         const lists = await fetchPostings(this.objects, ranges, this.settings, ctx);

@@ -165,6 +165,8 @@ export async function fetchSeries(
   seriesEnd: number,
   settings: FetchSettings,
   ctx: QueryContext,
+  /** Told each entry read (whole, CRC not yet checked), e.g. to cache it. */
+  onEntry?: (ref: number, entry: Uint8Array) => void,
 ): Promise<IndexSeries[]> {
   const n = refs.length;
   const starts = new Float64Array(n);
@@ -205,6 +207,7 @@ export async function fetchSeries(
             );
           }
           out[i] = reader.decodeSeries(refs[i] as number, entry.subarray(0, need));
+          onEntry?.(refs[i] as number, entry.subarray(0, need));
         } catch (err) {
           throw objects.wrap(err, object);
         }

@@ -10,12 +10,15 @@ import { INDEX_HEADER_FILE } from './block_loader.js';
 import { openBucketBlock } from './bucket_block.js';
 import { ChunkPool } from './chunk_pool.js';
 import { ensureIndexHeader } from './index_header_reader.js';
+import type { IndexCache } from './index_cache.js';
 
 export interface BucketBlockLoaderDeps {
   bucket: Bucket;
   fs: FileSystem;
   clock: Clock;
   logger: Logger;
+  /** The index cache shared by all tenants' blocks, when one is configured. */
+  indexCache?: IndexCache;
 }
 
 export function bucketBlockLoader(deps: BucketBlockLoaderDeps): BlockLoaderFactory {
@@ -52,6 +55,7 @@ export function bucketBlockLoader(deps: BucketBlockLoaderDeps): BlockLoaderFacto
           clock: deps.clock,
           chunkPool,
           ...(signal === undefined ? {} : { signal }),
+          ...(deps.indexCache === undefined ? {} : { indexCache: deps.indexCache }),
           onHeaderBuilt: (_result, reason) =>
             deps.logger.warn('rebuilt an unreadable index-header', {
               tenant,

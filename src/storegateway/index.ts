@@ -91,3 +91,14 @@ export {
   type StoreGatewaySource,
 } from './pages.js';
 export { StoreGatewayMetrics, type MetaSyncState, type SyncReason } from './metrics.js';
+export {
+  IndexCache,
+  IndexCacheMetrics,
+  MEMCACHED_INDEX_CACHE_TTL_MS,
+  expandedPostingsCacheKey,
+  matchersString,
+  postingsCacheKey,
+  seriesCacheKey,
+  type IndexCacheDeps,
+  type IndexCacheItemType,
+} from './index_cache.js';

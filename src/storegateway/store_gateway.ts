@@ -21,6 +21,7 @@ import type { BucketIndex } from '../bucket/index.js';
 import { BasicService } from '../services/index.js';
 import type { BlockLoaderFactory } from './block_loader.js';
 import { bucketBlockLoader } from './default_block_loader.js';
+import type { IndexCache } from './index_cache.js';
 import { BucketStores, type BucketStoresConfig } from './bucket_stores.js';
 import { StoreGatewayUnavailableError } from './errors.js';
 import { StoreGatewayMetrics, type SyncReason } from './metrics.js';
@@ -84,6 +85,8 @@ export interface StoreGatewayDeps {
   blockLoader?: BlockLoaderFactory;
   /** Replaces the bucket module's index reader (tests). */
   readIndex?: (bucket: Bucket, tenant: string) => Promise<BucketIndex>;
+  /** The index cache (postings, series) of the default block loader; none: no caching. */
+  indexCache?: IndexCache;
 }
 
 /** How often the ring is polled while waiting for stability (Cortex: every second). */
@@ -159,6 +162,7 @@ export class StoreGateway extends BasicService {
           fs: deps.fs,
           clock: deps.clock,
           logger: this.logger,
+          ...(deps.indexCache === undefined ? {} : { indexCache: deps.indexCache }),
         }),
       ...(deps.readIndex === undefined ? {} : { readIndex: deps.readIndex }),
       sharding:

@@ -1,7 +1,8 @@
 /**
  * The real runtime: the Env of a production process (wall-clock time, a crypto-seeded PRNG,
  * node:fs, HTTP between processes, pino, a prom-client registry with process metrics), the
- * filesystem bucket and the S3/GCS/Azure object-store clients, the HTTP listener the API server uses, and the pprof profiler. This is
+ * filesystem bucket and the S3/GCS/Azure object-store clients, TCP and DNS for the memcached
+ * cache client, the HTTP listener the API server uses, and the pprof profiler. This is
  * the only code outside the simulation kernel allowed to touch nondeterministic globals and
  * real IO. Only the app and CLI wiring import it; components and `sim/` must never do so.
  */
@@ -22,6 +23,8 @@ export { listenHttp, type HttpListener } from './listen_http.js';
 export { createRealLogger, type RealLoggerOptions } from './real_logger.js';
 export { createRealMetricsRegistry } from './real_metrics.js';
 export { RealBucketProvider, RealKVProvider, RealCacheProvider } from './providers.js';
+export { NetDialer } from './memcached_dialer.js';
+export { NodeResolver } from './dns_resolver.js';
 export { EtcdKV, DEFAULT_ETCD_MAX_CAS_RETRIES, type EtcdKVConfig } from './etcd_kv.js';
 export { createRealEnv, defaultNodeName, type RealEnvOptions } from './real_env.js';
 export { NodeProfiler, type NodeProfilerConfig } from './profiler.js';

@@ -149,25 +149,34 @@ describe('RealCacheProvider', () => {
     );
   });
 
-  it('says memcached is not supported yet', () => {
+  it('opens memcached clients (a cache without servers is all misses)', async () => {
+    const registry = new Registry();
     const provider = new RealCacheProvider({
       clock: new ManualClock(),
-      registry: new Registry(),
+      registry,
       logger: new CapturingLogger(),
     });
-    expect(() =>
-      provider.open('chunks-cache', {
-        backend: 'memcached',
-        addresses: [],
-        timeoutMs: 100,
-        maxIdleConnections: 1,
-        maxAsyncConcurrency: 1,
-        maxAsyncBufferSize: 1,
-        maxGetMultiConcurrency: 1,
-        maxGetMultiBatchSize: 1,
-        maxItemSize: 1,
-      }),
-    ).toThrow(/memcached.*chunks-cache.*not supported yet/);
+    const spec = {
+      backend: 'memcached' as const,
+      addresses: [],
+      timeoutMs: 100,
+      maxIdleConnections: 1,
+      maxAsyncConcurrency: 1,
+      maxAsyncBufferSize: 1,
+      maxGetMultiConcurrency: 1,
+      maxGetMultiBatchSize: 1,
+      maxItemSize: 1,
+    };
+    const cache = provider.open('chunks-cache', spec);
+    expect(cache.name).toBe('chunks-cache');
+    expect((await cache.getMulti(['k'])).size).toBe(0);
+    await cache.close();
+    expect(await registry.metrics()).toContain(
+      'cortex_memcache_client_servers{name="chunks-cache"} 0',
+    );
+    expect(() => provider.open('bad', { ...spec, addresses: ['dns+nohost'] })).toThrow(
+      /"dns\+nohost"/,
+    );
   });
 });
 

@@ -1,3 +1,4 @@
+import { MemcachedClient } from '../../cache/index.js';
 import type { Bucket, BucketSpec } from '../bucket.js';
 import type { Cache, CacheSpec } from '../cache.js';
 import type { Clock } from '../clock.js';
@@ -15,6 +16,8 @@ import { GcsBucket } from './gcs_bucket.js';
 import { RealClock } from './real_clock.js';
 import { createRealLogger } from './real_logger.js';
 import { S3Bucket } from './s3_bucket.js';
+import { NetDialer } from './memcached_dialer.js';
+import { NodeResolver } from './dns_resolver.js';
 
 /**
  * Opens the raw bucket clients: filesystem, in-memory, S3 (minio client), GCS and Azure. They
@@ -142,10 +145,20 @@ export class RealCacheProvider implements CacheProvider {
           { name, maxSizeBytes: spec.maxSizeBytes },
           { clock: this.deps.clock, registry: this.deps.registry },
         );
-      case 'memcached':
-        throw new Error(
-          `cache backend "memcached" (cache ${JSON.stringify(name)}) is not supported yet; use "inmemory"`,
+      case 'memcached': {
+        const { backend: _backend, ...limits } = spec;
+        this.deps.logger.info('created memcached cache', { name, addresses: spec.addresses });
+        return new MemcachedClient(
+          { name, ...limits },
+          {
+            clock: this.deps.clock,
+            registry: this.deps.registry,
+            logger: this.deps.logger.child({ module: 'memcached', cache: name }),
+            resolver: new NodeResolver(),
+            dialer: new NetDialer(),
+          },
         );
+      }
     }
   }
 }

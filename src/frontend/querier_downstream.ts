@@ -1,0 +1,35 @@
+/**
+ * The last stage of the range path: a (sub-)query sent to a querier through the queue as
+ * the querier's own `query_range` request (Cortex's prometheusCodec.EncodeRequest), and the
+ * answer decoded, or turned into a QuerierError carrying the querier's status and body.
+ */
+import { toBase64, fromBase64 } from '../scheduler/index.js';
+import type { RangeHandler } from './handler.js';
+import type { RoundTrip } from './http_frontend.js';
+import { querierError } from './querier_error.js';
+import { rangeRequestParams } from './range_request.js';
+import { decodeRangeResponse } from './range_response.js';
+
+/** `path`: where the querier serves query_range, e.g. `/prometheus/api/v1/query_range`. */
+export function querierRangeHandler(roundTrip: RoundTrip, path: string): RangeHandler {
+  const decoder = new TextDecoder();
+  return async (req, signal) => {
+    const body = new URLSearchParams(rangeRequestParams(req)).toString();
+    const headers: Record<string, string> = {
+      'content-type': 'application/x-www-form-urlencoded',
+      'x-scope-orgid': req.tenantIds.join('|'),
+    };
+    for (const [name, values] of req.headers) headers[name] = values.join(', ');
+    const answer = await roundTrip(
+      req.tenantIds.join('|'),
+      { method: 'POST', url: path, headers, body: toBase64(new TextEncoder().encode(body)) },
+      signal,
+    );
+    const text = decoder.decode(fromBase64(answer.body));
+    const status = answer.status ?? 502;
+    if (status !== 200) throw querierError(status, text);
+    const responseHeaders = new Map<string, string[]>();
+    for (const [name, value] of Object.entries(answer.headers)) responseHeaders.set(name, [value]);
+    return decodeRangeResponse(text, responseHeaders);
+  };
+}
