@@ -69,6 +69,31 @@ async function ingesterWithData(c: Cluster): Promise<void> {
   expect(res.status, res.text).toBe(200);
 }
 
+/** A node running only `target`, with `edit` applied. */
+const node = (
+  c: Cluster,
+  name: string,
+  target: string,
+  edit: (cfg: Config) => void = () => undefined,
+) =>
+  startNode(
+    c,
+    name,
+    single((cfg) => {
+      cfg.target = target;
+      edit(cfg);
+    }),
+  );
+
+/** A querier that pulls its queries from the frontend (or scheduler) at `address`. */
+const worker = (c: Cluster, address: string, from: 'frontend' | 'scheduler' = 'frontend') =>
+  node(c, 'worker', 'querier', (cfg) => {
+    if (from === 'frontend') cfg.frontend_worker.frontend_address = address;
+    else cfg.frontend_worker.scheduler_address = address;
+  });
+
+const addressOf = (s: Strata): string => s.context.env.transport.address as string;
+
 function rangePath(expr: string, start: number, end: number, step: number): string {
   return `/prometheus/api/v1/query_range?query=${encodeURIComponent(expr)}&start=${start / 1000}&end=${end / 1000}&step=${step / 1000}`;
 }
@@ -88,32 +113,15 @@ describe('query-frontend', () => {
   it('answers split and cached range queries exactly as the querier does, the repeat from the cache', async () => {
     const c = cluster();
     await ingesterWithData(c);
-    const querier = await startNode(
-      c,
-      'querier',
-      single((cfg) => (cfg.target = 'querier')),
-    );
-    const frontend = await startNode(
-      c,
-      'frontend',
-      single((cfg) => {
-        cfg.target = 'query-frontend';
-        cfg.query_range.split_queries_by_interval = HOUR;
-        cfg.query_range.align_queries_with_step = true;
-        cfg.query_range.cache_results = true;
-        cfg.query_range.results_cache.cache.enable_fifocache = true;
-        cfg.limits.query_vertical_shard_size = 3;
-      }),
-    );
-    const frontendAddress = frontend.context.env.transport.address as string;
-    await startNode(
-      c,
-      'worker',
-      single((cfg) => {
-        cfg.target = 'querier';
-        cfg.frontend_worker.frontend_address = frontendAddress;
-      }),
-    );
+    const querier = await node(c, 'querier', 'querier');
+    const frontend = await node(c, 'frontend', 'query-frontend', (cfg) => {
+      cfg.query_range.split_queries_by_interval = HOUR;
+      cfg.query_range.align_queries_with_step = true;
+      cfg.query_range.cache_results = true;
+      cfg.query_range.results_cache.cache.enable_fifocache = true;
+      cfg.limits.query_vertical_shard_size = 3;
+    });
+    await worker(c, addressOf(frontend));
     const path = rangePath(
       'sum by (job) (rate(requests_total[5m]))',
       // Multiples of the step: alignment (on here) leaves the query as it is.
@@ -145,24 +153,9 @@ describe('query-frontend', () => {
   it("gives bad input the querier's status and message", async () => {
     const c = cluster();
     await ingesterWithData(c);
-    const querier = await startNode(
-      c,
-      'querier',
-      single((cfg) => (cfg.target = 'querier')),
-    );
-    const frontend = await startNode(
-      c,
-      'frontend',
-      single((cfg) => (cfg.target = 'query-frontend')),
-    );
-    await startNode(
-      c,
-      'worker',
-      single((cfg) => {
-        cfg.target = 'querier';
-        cfg.frontend_worker.frontend_address = frontend.context.env.transport.address as string;
-      }),
-    );
+    const querier = await node(c, 'querier', 'querier');
+    const frontend = await node(c, 'frontend', 'query-frontend');
+    await worker(c, addressOf(frontend));
     for (const path of [
       rangePath('sum(', T0, T0 + HOUR, 60_000),
       rangePath('up', T0, T0 + HOUR, 0),
@@ -180,34 +173,13 @@ describe('query-frontend', () => {
   it('runs through a query-scheduler: the querier pulls there and answers the frontend', async () => {
     const c = cluster();
     await ingesterWithData(c);
-    const querier = await startNode(
-      c,
-      'querier',
-      single((cfg) => (cfg.target = 'querier')),
-    );
-    const scheduler = await startNode(
-      c,
-      'scheduler',
-      single((cfg) => (cfg.target = 'query-scheduler')),
-    );
-    const schedulerAddress = scheduler.context.env.transport.address as string;
-    const frontend = await startNode(
-      c,
-      'frontend',
-      single((cfg) => {
-        cfg.target = 'query-frontend';
-        cfg.frontend.scheduler_address = schedulerAddress;
-        cfg.query_range.split_queries_by_interval = HOUR / 4;
-      }),
-    );
-    await startNode(
-      c,
-      'worker',
-      single((cfg) => {
-        cfg.target = 'querier';
-        cfg.frontend_worker.scheduler_address = schedulerAddress;
-      }),
-    );
+    const querier = await node(c, 'querier', 'querier');
+    const scheduler = await node(c, 'scheduler', 'query-scheduler');
+    const frontend = await node(c, 'frontend', 'query-frontend', (cfg) => {
+      cfg.frontend.scheduler_address = addressOf(scheduler);
+      cfg.query_range.split_queries_by_interval = HOUR / 4;
+    });
+    await worker(c, addressOf(scheduler), 'scheduler');
     const path = rangePath('count_over_time(requests_total[10m])', T0, T0 + HOUR, 30_000);
     const got = await request(frontend, 'GET', path, undefined, TENANT);
     expect(got.status, got.text).toBe(200);
@@ -216,14 +188,9 @@ describe('query-frontend', () => {
 
   it('answers 429 when the tenant already has its bound of queries waiting', async () => {
     const c = cluster();
-    const frontend = await startNode(
-      c,
-      'frontend',
-      single((cfg) => {
-        cfg.target = 'query-frontend';
-        cfg.limits.max_outstanding_requests_per_tenant = 1;
-      }),
-    );
+    const frontend = await node(c, 'frontend', 'query-frontend', (cfg) => {
+      cfg.limits.max_outstanding_requests_per_tenant = 1;
+    });
     // No querier: the first query waits in the queue, the second finds it full.
     const waiting = request(
       frontend,
