@@ -20,11 +20,11 @@ const get = (url: string): HttpMessage => ({ method: 'GET', url, headers: {}, bo
 
 /** A querier's HTTP handler that answers `<querier> <url>`, or never when `hang` says so. */
 function handler(name: string, hang: (url: string) => boolean = () => false): RequestListener {
-  return ((req: { url: string }, res: { statusCode: number; end(b: string): void }) => {
+  return (req: { url: string }, res: { statusCode: number; end(b: string): void }) => {
     if (hang(req.url)) return;
     res.statusCode = 200;
     res.end(`${name} ${req.url}`);
-  }) as unknown as RequestListener;
+  };
 }
 
 async function setup() {
