@@ -254,6 +254,10 @@ function openResultsCache(env: Env, config: Config): Cache {
           maxGetMultiConcurrency: c.memcached.parallelism,
           maxGetMultiBatchSize: c.memcached.batch_size,
           maxItemSize: c.memcached_client.max_item_size,
+          // 0 would re-resolve without pause: keep the client's default then.
+          ...(c.memcached_client.update_interval > 0
+            ? { dnsUpdateIntervalMs: c.memcached_client.update_interval }
+            : {}),
         }
       : { backend: 'inmemory', maxSizeBytes: c.fifocache.max_size_bytes || ONE_GIB };
   return env.caches.open('frontend-cache', spec);

@@ -25,4 +25,6 @@ export type CacheSpec =
       maxGetMultiConcurrency: number;
       maxGetMultiBatchSize: number;
       maxItemSize: number;
+      /** How often `dns+`/`dnssrv+` addresses are looked up again; the client's default when absent. */
+      dnsUpdateIntervalMs?: number;
     };
