@@ -3,7 +3,8 @@
  * promtool, append and iterate cost, head memory per series, remote-write load against
  * Strata's single binary next to Prometheus's receiver, the long-term read path (one series
  * over 24h through a store-gateway vs an ingester's TSDB) and compaction (three replicas of a
- * 2h block merged by the compactor) and the simulator's speed; printed as markdown tables for
+ * 2h block merged by the compactor), the simulator's speed and the query-frontend (a dashboard
+ * through a querier, a frontend cold and warm, sharded, and Prometheus); printed as markdown tables for
  * docs/benchmarks.md. Benchmarks use real time, real disk and child processes;
  * they must never run as timed tests or be imported by production modules other than the CLI.
  */
@@ -12,6 +13,8 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { runBytesBench, type BytesResult } from './bytes_bench.js';
 import { runCompactionBench, type CompactionOptions } from './compaction_bench.js';
+import { frontendFailed, runFrontendBench, type FrontendOptions } from './frontend_bench.js';
+import { frontendTable } from './frontend_bench_table.js';
 import { compactionFailed, compactionTable } from './compaction_table.js';
 import {
   defaultLongTermBuckets,
@@ -59,6 +62,7 @@ export const BENCH_NAMES = [
   'long-term',
   'compaction',
   'sim',
+  'frontend',
 ] as const;
 export type BenchName = (typeof BENCH_NAMES)[number];
 
@@ -93,6 +97,11 @@ compaction (3 replicas of a 2h block merged by one compactor run over a filesyst
 sim (the deterministic simulator's speed: built-in scenarios run in this process):
   --sim-runs=R         timed runs per scenario after a warm-up (default 3; --quick 1, no warm-up)
   --sim-scenarios=LIST built-in scenarios (default ${SIM_BENCH_SCENARIOS.join(',')})
+
+frontend (a 10-query dashboard through a store-gateway: querier, query-frontend cold/warm,
+sharded/unsharded, and Debian's Prometheus over the same blocks; Strata from dist/):
+  --fe-series=N        series per 2h block (default 10000; --quick 2000)
+  --fe-hours=H         hours of data and of each query, even (default 24; --quick 6)
 `;
 
 export interface BenchOptions {
@@ -105,6 +114,7 @@ export interface BenchOptions {
   longTerm: Omit<LongTermOptions, 'progress'>;
   compaction: Omit<CompactionOptions, 'progress'>;
   sim: Omit<SimBenchOptions, 'progress'>;
+  frontend: Omit<FrontendOptions, 'progress'>;
 }
 
 /** Append target of issue 3: 2M samples/s on one core into an existing series set. */
@@ -135,6 +145,8 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
   let compactVerify = false;
   let simRuns: number | undefined;
   let simScenarios: string[] | undefined;
+  let feSeries: number | undefined;
+  let feHours: number | undefined;
   for (const arg of argv) {
     const [flag, value] = arg.replace(/^--?/, '').split('=', 2) as [string, string | undefined];
     switch (flag) {
@@ -227,6 +239,13 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
         simScenarios = (value ?? '').split(',').filter((v) => v !== '');
         if (simScenarios.length === 0) throw new Error(`${arg}: expected scenario names`);
         break;
+      case 'fe-series':
+        feSeries = positiveInt(arg, value);
+        break;
+      case 'fe-hours':
+        feHours = positiveInt(arg, value);
+        if (feHours % 2 !== 0) throw new Error(`${arg}: an even number of hours (2h blocks)`);
+        break;
       default:
         throw new Error(`unknown bench flag "${arg}"`);
     }
@@ -263,6 +282,11 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
       scenarios: simScenarios ?? SIM_BENCH_SCENARIOS,
       runs: simRuns ?? (quick ? 1 : 3),
       warmup: !quick,
+    },
+    frontend: {
+      series: feSeries ?? (quick ? 2_000 : 10_000),
+      hours: feHours ?? (quick ? 6 : 24),
+      prometheus: true,
     },
   };
 }
@@ -366,6 +390,14 @@ export async function runBenchCommand(argv: readonly string[], io: BenchIO): Pro
       for (const p of r.problems) io.stderr(`sim: ${r.scenario}: ${p}\n`);
     }
     failed ||= simBenchFailed(results);
+  }
+  if (opts.only.has('frontend')) {
+    const result = await runFrontendBench({
+      ...opts.frontend,
+      progress: (line) => io.stderr(`${line}\n`),
+    });
+    io.stdout(frontendTable(result));
+    failed ||= frontendFailed(result);
   }
   return failed ? 1 : 0;
 }

@@ -4,7 +4,7 @@
 // remote-write receiver. Also reads a process's CPU time and resident memory from /proc, so
 // what is measured is the target alone, not this load generator.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -64,7 +64,8 @@ export async function freePort(): Promise<number> {
   });
 }
 
-function launch(
+/** Spawns `bin` in `cwd`, keeping its last output; `stop` removes `cwd`. */
+export function launch(
   system: SystemName,
   bin: string,
   args: readonly string[],
@@ -113,7 +114,8 @@ function launch(
   };
 }
 
-async function waitReady(
+/** Polls `url` until it answers 200; stops the process and throws when it does not. */
+export async function waitReady(
   t: Target & { exited(): boolean },
   url: string,
   timeoutMs: number,
@@ -175,11 +177,19 @@ export async function startStrata(opts: StrataTargetOptions = {}): Promise<Targe
   return t;
 }
 
-/** Debian's Prometheus with `--web.enable-remote-write-receiver`, scraping nothing. */
-export async function startPrometheus(): Promise<Target> {
+/**
+ * Debian's Prometheus scraping nothing: by default with `--web.enable-remote-write-receiver`
+ * and an empty TSDB; `blocksFrom` seeds its TSDB with a copy of that directory's blocks.
+ */
+export async function startPrometheus(
+  opts: { args?: readonly string[]; blocksFrom?: string } = {},
+): Promise<Target> {
   if (!existsSync(PROMETHEUS_BIN)) throw new Error(`${PROMETHEUS_BIN} is missing`);
   const port = await freePort();
   const cwd = mkdtempSync(join(tmpdir(), 'prom-rwbench-'));
+  if (opts.blocksFrom !== undefined) {
+    cpSync(opts.blocksFrom, join(cwd, 'data'), { recursive: true });
+  }
   const config = join(cwd, 'prometheus.yml');
   writeFileSync(config, 'global:\n  scrape_interval: 15s\nscrape_configs: []\n');
   const t = launch(
@@ -189,7 +199,7 @@ export async function startPrometheus(): Promise<Target> {
       `--config.file=${config}`,
       `--storage.tsdb.path=${join(cwd, 'data')}`,
       `--web.listen-address=127.0.0.1:${port}`,
-      '--web.enable-remote-write-receiver',
+      ...(opts.args ?? ['--web.enable-remote-write-receiver']),
       '--log.level=warn',
     ],
     cwd,
