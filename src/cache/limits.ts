@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { AbortError } from '../runtime/clock.js';
 
 /**
@@ -41,6 +42,9 @@ export class Gate {
         if (i >= 0) this.waiting.splice(i, 1);
         reject(new AbortError());
       };
+      // Many batches of one multi-get wait on the same signal: more than Node's default ten
+      // listeners is expected, not a leak (each is removed when granted or aborted).
+      if (signal !== undefined) setMaxListeners(0, signal);
       signal?.addEventListener('abort', onAbort, { once: true });
       this.waiting.push(grant);
     });

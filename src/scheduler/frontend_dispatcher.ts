@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { Clock, Logger, Transport } from '../runtime/index.js';
 import { RpcError, jsonBody } from '../runtime/index.js';
 import {
@@ -68,6 +69,10 @@ export class FrontendDispatcher {
     const query: QueuedQuery = { id, frontend: this.address, tenant, request };
     const gone = new AbortController();
     const onAbort = (): void => gone.abort();
+    // A split and sharded query's sub-queries all ride on its request's signal: more than
+    // Node's default ten listeners is expected, not a leak (each is removed in `finally`).
+    // Node's warning would go through process.nextTick, which the simulation forbids.
+    if (signal !== undefined) setMaxListeners(0, signal);
     signal?.addEventListener('abort', onAbort, { once: true });
     let timer: { cancel(): void } | undefined;
     try {

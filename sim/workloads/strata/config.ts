@@ -12,6 +12,11 @@ import { describeLongTerm, parseLongTerm, type LongTermConfig } from './config_l
 import { describeCanaryModes, parseBrokenQuerier, type BrokenQuerier } from './canaries.js';
 import { describeHa, parseHaConfig, type HaConfig } from './config_ha.js';
 import { describeLimits, parseLimitsConfig, type LimitsScenarioConfig } from './config_limits.js';
+import {
+  describeFrontendSim,
+  parseFrontendSim,
+  type FrontendSimConfig,
+} from './config_frontend.js';
 
 /**
  * Deliberately broken ingesters, for proving that the checks catch what they claim to catch.
@@ -122,6 +127,8 @@ export interface StrataWorkloadConfig {
   ha: HaConfig | undefined;
   /** Tenant limits changed by runtime-config reloads, probed by the limits writer (`limits`). */
   limits: LimitsScenarioConfig | undefined;
+  /** The query-frontend, its caches and the reader's load on it (`frontend`). */
+  frontend: FrontendSimConfig | undefined;
 }
 
 export const STRATA_ROLES = [
@@ -134,6 +141,7 @@ export const STRATA_ROLES = [
   'reader',
   'operator',
   'all',
+  'query-frontend',
 ] as const;
 
 export function parseStrataConfig(
@@ -159,6 +167,7 @@ export function parseStrataConfig(
     'ring_store',
     'ha_tracker',
     'limits',
+    'frontend',
   ]);
   const ringStore = readString(o.ring_store, `${where}.ring_store`, 'inmemory');
   if (ringStore !== 'inmemory' && ringStore !== 'memberlist')
@@ -219,6 +228,7 @@ export function parseStrataConfig(
     ringStore,
     ha: parseHaConfig(o.ha_tracker, `${where}.ha_tracker`),
     limits: parseLimitsConfig(o.limits, `${where}.limits`),
+    frontend: parseFrontendSim(o.frontend, `${where}.frontend`, names),
   };
 }
 
@@ -389,6 +399,7 @@ export function describeStrata(c: StrataWorkloadConfig): string[] {
   if (c.longTerm !== undefined) lines.push(describeLongTerm(c.longTerm));
   if (c.ha !== undefined) lines.push(...describeHa(c.ha));
   if (c.limits !== undefined) lines.push(...describeLimits(c.limits));
+  if (c.frontend !== undefined) lines.push(describeFrontendSim(c.frontend));
   lines.push(
     `  reader: ${c.reader.phasesMs.map((p) => `reads at +${formatDuration(p)}, `).join('')}final reads at +${formatDuration(c.reader.readAtMs)}, ${c.reader.queries.length} model queries` +
       (c.reader.intervalMs > 0 ? `, query mix every ${formatDuration(c.reader.intervalMs)}` : ''),

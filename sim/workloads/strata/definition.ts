@@ -40,6 +40,13 @@ import { TSDB_DIR } from './node_paths.js';
 import type { ObservedIndex } from './observed_points.js';
 import { ReadLog } from './read_log.js';
 import { strataReader } from './reader.js';
+import { FrontendLog } from './frontend_load.js';
+import {
+  FRONTEND_CHECKS,
+  judgeFrontendCheck,
+  wireFrontend,
+  withFrontendLoad,
+} from './frontend_judge.js';
 import { strataProcess } from './strata_process.js';
 import { HA_LIMITS_CHECKS, haLimitsWriter, judgeHaLimitsCheck } from './judge_ha_limits.js';
 import { strataTimeline } from './timeline.js';
@@ -65,6 +72,7 @@ export const STRATA_CHECKS = [
   'deletion_delay_honoured',
   ...COMPACTION_CHECKS,
   ...HA_LIMITS_CHECKS,
+  ...FRONTEND_CHECKS,
 ] as const;
 
 /**
@@ -125,6 +133,8 @@ export const strataWorkload: WorkloadDefinition<StrataWorkloadConfig> = {
         throw new ScenarioError(`workload.outages: ${node} is not a writer node`);
     const ledger = new WriteLedger();
     const reads = new ReadLog();
+    const frontendLog = new FrontendLog();
+    const frontends = wireFrontend(config, ctx);
     const strataNodes = STRATA_TARGETS.flatMap((role) => ctx.nodesByRole.get(role) ?? []);
     const now = (): number => ctx.kernel.now();
     const readAtMs = Math.max(
@@ -174,6 +184,7 @@ export const strataWorkload: WorkloadDefinition<StrataWorkloadConfig> = {
           case 'querier':
           case 'store-gateway':
           case 'compactor':
+          case 'query-frontend':
             return (env) =>
               strataProcess(env, role, config, { now, strataNodes, epochMs: ctx.epochMs });
           case 'ingester':
@@ -205,14 +216,20 @@ export const strataWorkload: WorkloadDefinition<StrataWorkloadConfig> = {
               strataOperator(env, mark, { epochMs: ctx.epochMs, now, marks: operatorMarks });
           }
           case 'reader':
+            // With a query-frontend every read goes through it.
             return (env) =>
-              strataReader(env, config, {
-                log: reads,
-                queriers: running('querier'),
-                epochMs: ctx.epochMs,
-                readAtMs,
-                now,
-              });
+              withFrontendLoad(
+                strataReader(env, config, {
+                  log: reads,
+                  queriers: frontends.length > 0 ? frontends : running('querier'),
+                  epochMs: ctx.epochMs,
+                  readAtMs,
+                  now,
+                }),
+                env,
+                config,
+                { log: frontendLog, frontends, epochMs: ctx.epochMs, readAtMs, now },
+              );
           default:
             throw new Error(
               `strata has no role ${JSON.stringify(role)} (roles: ${STRATA_ROLES.join(', ')})`,
@@ -304,6 +321,8 @@ export const strataWorkload: WorkloadDefinition<StrataWorkloadConfig> = {
             });
           }
           default: {
+            const fe = judgeFrontendCheck(spec, config, checkContext, frontendLog, ctx.epochMs);
+            if (fe !== undefined) return fe;
             const mine = judgeHaLimitsCheck(spec, config, ctx, ledger, reads);
             if (mine !== undefined) return mine;
             if (config.longTerm === undefined) return notLongTerm(spec.name);

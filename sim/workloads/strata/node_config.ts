@@ -3,6 +3,7 @@ import type { StrataWorkloadConfig, TenantSpec } from './config.js';
 import type { LongTermConfig } from './config_long_term.js';
 import { applyHaTracker } from './config_ha.js';
 import { applyLimits } from './config_limits.js';
+import { applyFrontend } from './config_frontend.js';
 
 import { RUNTIME_CONFIG_PATH, TSDB_DIR } from './node_paths.js';
 
@@ -19,7 +20,7 @@ export const SIM_BUCKET = 'strata-blocks';
  * pushing to its own ingester in process and to the others over RPC.
  */
 export type StrataTarget =
-  'distributor' | 'ingester' | 'querier' | 'store-gateway' | 'compactor' | 'all';
+  'distributor' | 'ingester' | 'querier' | 'store-gateway' | 'compactor' | 'all' | 'query-frontend';
 
 export const STRATA_TARGETS: readonly StrataTarget[] = [
   'distributor',
@@ -28,6 +29,7 @@ export const STRATA_TARGETS: readonly StrataTarget[] = [
   'store-gateway',
   'compactor',
   'all',
+  'query-frontend',
 ];
 
 /** Whether a node of this target runs an ingester (its disk holds a TSDB, it is a replica). */
@@ -79,6 +81,7 @@ export function strataNodeConfig(
   if (c.ringStore === 'memberlist') applyMemberlist(config, nodeName, strataNodes);
   if (c.ha !== undefined) applyHaTracker(config, c.ha);
   if (c.limits !== undefined) applyLimits(config, c.limits, nodeName, c.heartbeatPeriodMs);
+  if (c.frontend !== undefined) applyFrontend(config, c.frontend);
   return config;
 }
 
