@@ -45,7 +45,10 @@ const MAX_VIEW_ATTEMPTS = 8;
 
 /**
  * A read view over the blocks and the head for the inclusive range [mint, maxt]. It does
- * not pin the blocks: a block deleted by retention while a query runs fails that query.
+ * not pin the blocks: when a block leaves the database while a read of its index runs
+ * (retention deletes it, a compaction replaces it) and the read fails on its closed files,
+ * the read is done again over the blocks as they are then. Samples iterated after `select`
+ * returned still read the chunks of the blocks it saw.
  *
  * A head compaction may run while a read awaits block I/O: it writes a block, adds it to
  * the database and then truncates the head. A read that took its block list before the
@@ -94,7 +97,17 @@ export class DBQuerier {
   private async consistent<T>(read: (view: View) => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       const view = this.view;
-      const result = await read(view);
+      let result: T;
+      try {
+        result = await read(view);
+      } catch (err) {
+        // A block of the view left the database during the read (retention, or a compaction
+        // that replaced it) and its files were closed under the read: its data is in the
+        // blocks that replaced it, or gone by design. Read again over the blocks as they are.
+        if (attempt === MAX_VIEW_ATTEMPTS || !this.lostBlock(view)) throw err;
+        this.view = this.takeView(this.currentBlocks());
+        continue;
+      }
       if (this.head.removalVersion() === view.removals) return result;
       if (attempt === MAX_VIEW_ATTEMPTS)
         throw new Error(
@@ -102,6 +115,12 @@ export class DBQuerier {
         );
       this.view = this.takeView(this.currentBlocks());
     }
+  }
+
+  /** Whether a block of `view` is no longer one of the database's blocks. */
+  private lostBlock(view: View): boolean {
+    const current = new Set(this.currentBlocks());
+    return view.blocks.some((b) => !current.has(b));
   }
 
   /** Series matching every matcher with samples in range, sorted by labels. */
