@@ -72,21 +72,21 @@ describe('a querier whose view predates a head compaction', () => {
 
 describe('a querier whose view holds a block that retention deletes', () => {
   it('reads again over the remaining blocks instead of failing on the closed files', async () => {
-    let victim: { ulid: string; minTime: number; maxTime: number } | undefined;
+    // Which block retention may delete, chosen once the blocks exist.
+    const doomed: { ulid?: string } = {};
     const db = await openDB(new DiskFileSystem(), {
-      blockDeletable: (meta) => meta.ulid === victim?.ulid,
+      blockDeletable: (meta) => meta.ulid === doomed.ulid,
     });
     const samples = regularSamples(2, START, START + 3 * RANGE, 600_000);
     await appendAll(db, samples);
     const blocks = (await db.compactHead()).blocks;
     expect(blocks.length).toBeGreaterThan(1);
     const before = db.querier(START, START + 4 * RANGE);
-    victim = blocks[0];
-    expect(await db.applyRetention()).toEqual([victim?.ulid]);
+    const victim = blocks[0] as { ulid: string; minTime: number; maxTime: number };
+    doomed.ulid = victim.ulid;
+    expect(await db.applyRetention()).toEqual([victim.ulid]);
     // The deleted block's samples are gone by design; everything else is read.
-    const kept = samples.filter(
-      (s) => s.t < (victim?.minTime ?? 0) || s.t >= (victim?.maxTime ?? 0),
-    );
+    const kept = samples.filter((s) => s.t < victim.minTime || s.t >= victim.maxTime);
     expect(kept.length).toBeLessThan(samples.length);
     expect(await readAll(before)).toEqual(expectedDump(kept));
     await db.close();
