@@ -117,7 +117,16 @@ beforeAll(async () => {
   const { nodeArgs, args } = npmStartCommand();
   strata = await StrataServer.start(
     'strata',
-    [...args, '-auth.enabled=true', ...FAST_READ_PATH_FLAGS, '-log.level=warn'],
+    [
+      ...args,
+      '-auth.enabled=true',
+      ...FAST_READ_PATH_FLAGS,
+      '-log.level=warn',
+      // The in-memory index cache (on by default, as in Cortex) would answer the truncated
+      // block's postings and series from earlier queries, complete and correct; a cache
+      // too small to hold anything makes every query read the block's index from disk.
+      '-experimental.tsdb.bucket-store.index-cache.inmemory.max-size-bytes=1',
+    ],
     { nodeArgs },
   );
   await strata.waitReady(30_000);
