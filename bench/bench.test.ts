@@ -61,6 +61,7 @@ describe('strata bench', () => {
       'long-term',
       'compaction',
       'sim',
+      'frontend',
     ]);
     expect(quick.remoteWrite.scales).toEqual([2_000, 5_000]);
     expect(full.remoteWrite.scales).toEqual([100_000, 1_000_000]);
