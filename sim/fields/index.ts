@@ -8,6 +8,7 @@ export {
   ScenarioError,
   readArray,
   readBoolean,
+  readChoice,
   readDuration,
   readLatency,
   readNumber,

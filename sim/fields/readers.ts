@@ -120,6 +120,25 @@ export function readDuration(value: unknown, where: string, fallback?: number): 
   }
 }
 
+/**
+ * A string that must be one of `known` (`noun` names it in the error:
+ * `<where>: unknown <noun> "x" (known: a, b)`).
+ */
+export function readChoice<T extends string>(
+  value: unknown,
+  where: string,
+  known: readonly T[],
+  fallback: T,
+  noun: string,
+): T {
+  const s = readString(value, where, fallback);
+  if (!(known as readonly string[]).includes(s))
+    throw new ScenarioError(
+      `${where}: unknown ${noun} ${JSON.stringify(s)} (known: ${known.join(', ')})`,
+    );
+  return s as T;
+}
+
 export function readStringList(value: unknown, where: string): string[] {
   return readArray(value, where).map((v, i) => readString(v, `${where}[${i}]`));
 }

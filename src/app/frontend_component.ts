@@ -8,6 +8,7 @@
 import type { Config } from '../config/index.js';
 import {
   buildRangeHandler,
+  DEFAULT_MAX_QUERY_PARALLELISM,
   querierRangeHandler,
   QueryStats,
   registerFrontendRoutes,
@@ -81,7 +82,7 @@ export function queryFrontendService(ctx: StrataContext): Service {
       splitQueriesByInterval: range.split_queries_by_interval,
       cacheResults: range.cache_results,
       maxRetries: range.max_retries,
-      maxQueryParallelism: 14,
+      maxQueryParallelism: DEFAULT_MAX_QUERY_PARALLELISM,
       maxCacheFreshness: (tenant) => overrides.limits(tenant).max_cache_freshness,
       resultsCacheTtlMs: resultsTtl(config),
       shardSize: (tenant) => overrides.limits(tenant).query_vertical_shard_size,

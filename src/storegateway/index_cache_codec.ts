@@ -83,15 +83,7 @@ function frame(raw: Uint8Array): Uint8Array {
     new DataView(head.buffer).setUint32(4, maskedCrc(piece), true);
     parts.push(head, body);
   }
-  let total = 0;
-  for (const p of parts) total += p.length;
-  const out = new Uint8Array(total);
-  let n = 0;
-  for (const p of parts) {
-    out.set(p, n);
-    n += p.length;
-  }
-  return out;
+  return Buffer.concat(parts);
 }
 
 function unframe(stream: Uint8Array): Uint8Array | undefined {

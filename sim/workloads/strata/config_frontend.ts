@@ -5,6 +5,7 @@ import {
   readArray,
   readDuration,
   readNumber,
+  readChoice,
   readObject,
   readString,
 } from '../../fields/index.js';
@@ -92,21 +93,21 @@ export function parseFrontendSim(
     'flood',
     'broken',
   ]);
-  const resultsCache = readString(o.results_cache, `${where}.results_cache`, 'memcached');
-  if (resultsCache !== 'memcached' && resultsCache !== 'fifo' && resultsCache !== 'none')
-    throw new ScenarioError(
-      `${where}.results_cache: unknown backend ${JSON.stringify(resultsCache)} (known: memcached, fifo, none)`,
-    );
-  const storeCaches = readString(o.store_caches, `${where}.store_caches`, 'memcached');
-  if (storeCaches !== 'memcached' && storeCaches !== 'inmemory')
-    throw new ScenarioError(
-      `${where}.store_caches: unknown backend ${JSON.stringify(storeCaches)} (known: memcached, inmemory)`,
-    );
-  const broken = readString(o.broken, `${where}.broken`, 'none');
-  if (!(BROKEN_FRONTEND_MODES as readonly string[]).includes(broken))
-    throw new ScenarioError(
-      `${where}.broken: unknown mode ${JSON.stringify(broken)} (known: ${BROKEN_FRONTEND_MODES.join(', ')})`,
-    );
+  const resultsCache = readChoice(
+    o.results_cache,
+    `${where}.results_cache`,
+    ['memcached', 'fifo', 'none'] as const,
+    'memcached',
+    'backend',
+  );
+  const storeCaches = readChoice(
+    o.store_caches,
+    `${where}.store_caches`,
+    ['memcached', 'inmemory'] as const,
+    'memcached',
+    'backend',
+  );
+  const broken = readChoice(o.broken, `${where}.broken`, BROKEN_FRONTEND_MODES, 'none', 'mode');
   const stepMs = readDuration(o.step, `${where}.step`, 15_000);
   if (stepMs <= 0) throw new ScenarioError(`${where}.step: must be positive`);
   const c: FrontendSimConfig = {
@@ -138,7 +139,7 @@ export function parseFrontendSim(
     ),
     requestTimeoutMs: readDuration(o.request_timeout, `${where}.request_timeout`, 60_000),
     flood: parseFlood(o.flood, `${where}.flood`, tenants),
-    broken: broken as BrokenFrontend,
+    broken,
   };
   if ((resultsCache === 'memcached' || c.storeCachesOnMemcached) && c.memcachedAddresses === '')
     throw new ScenarioError(`${where}.memcached_addresses: required by memcached caches`);
