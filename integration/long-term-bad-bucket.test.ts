@@ -32,6 +32,7 @@ import {
 } from './cluster/bucket-view.js';
 import {
   FAST_READ_PATH_FLAGS,
+  NO_MERGING_COMPACTION_FLAGS,
   StrataServer,
   expectedSamples,
   npmStartCommand,
@@ -121,6 +122,7 @@ beforeAll(async () => {
       ...args,
       '-auth.enabled=true',
       ...FAST_READ_PATH_FLAGS,
+      ...NO_MERGING_COMPACTION_FLAGS,
       '-log.level=warn',
       // The in-memory index cache (on by default, as in Cortex) would answer the truncated
       // block's postings and series from earlier queries, complete and correct; a cache

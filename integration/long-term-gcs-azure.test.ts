@@ -21,6 +21,7 @@ import {
 } from './cluster/bucket-view.js';
 import {
   FAST_READ_PATH_FLAGS,
+  NO_MERGING_COMPACTION_FLAGS,
   StrataServer,
   azureFlags,
   expectedSamples,
@@ -79,6 +80,7 @@ function roundTrip(name: string, open: () => Promise<Backend>, close: () => Prom
           ...args,
           ...backend.flags,
           ...FAST_READ_PATH_FLAGS,
+          ...NO_MERGING_COMPACTION_FLAGS,
           // The ingester keeps its copies for the whole test (the old data is older than
           // the default 6h): long-term-retention.test.ts covers their deletion.
           '-experimental.tsdb.retention-period=24h',

@@ -21,6 +21,8 @@ import {
 } from './cluster/bucket-view.js';
 import {
   StrataServer,
+  FAST_READ_PATH_FLAGS,
+  NO_MERGING_COMPACTION_FLAGS,
   expectedSamples,
   listTree,
   pastWindow,
@@ -87,9 +89,8 @@ beforeAll(async () => {
   ];
   const storage = [
     ...s3Flags(minio, bucket),
-    '-experimental.tsdb.bucket-store.sync-interval=2s',
-    '-experimental.tsdb.bucket-store.bucket-index.update-on-error-interval=1s',
-    '-compactor.cleanup-interval=2s',
+    ...FAST_READ_PATH_FLAGS,
+    ...NO_MERGING_COMPACTION_FLAGS,
   ];
   const common = [...ring, ...storage, '-auth.enabled=true', '-log.level=warn'];
   const start = async (name: string, args: string[]): Promise<StrataServer> => {

@@ -36,6 +36,7 @@ import {
 } from './cluster/bucket-view.js';
 import {
   FAST_READ_PATH_FLAGS,
+  NO_MERGING_COMPACTION_FLAGS,
   StrataServer,
   listTree,
   npmStartCommand,
@@ -104,7 +105,13 @@ beforeAll(async () => {
   await mkdir(join(work, 'strata'));
   strata = await StrataServer.start(
     'strata',
-    [...args, ...s3Flags(minio, bucket), ...FAST_READ_PATH_FLAGS, '-log.level=warn'],
+    [
+      ...args,
+      ...s3Flags(minio, bucket),
+      ...FAST_READ_PATH_FLAGS,
+      ...NO_MERGING_COMPACTION_FLAGS,
+      '-log.level=warn',
+    ],
     { cwd: join(work, 'strata'), nodeArgs },
   );
   await strata.waitReady(30_000);

@@ -29,6 +29,7 @@ import {
 } from './cluster/caches.js';
 import {
   FAST_READ_PATH_FLAGS,
+  NO_MERGING_COMPACTION_FLAGS,
   StrataServer,
   listTree,
   npmStartCommand,
@@ -112,7 +113,12 @@ beforeAll(() => ensureBuilt(), 300_000);
 beforeAll(async () => {
   trio = await startMemcachedTrio();
   const { nodeArgs, args } = npmStartCommand();
-  const common = [...args, ...FAST_READ_PATH_FLAGS, '-log.level=warn'];
+  const common = [
+    ...args,
+    ...FAST_READ_PATH_FLAGS,
+    ...NO_MERGING_COMPACTION_FLAGS,
+    '-log.level=warn',
+  ];
   [cached, plain] = await Promise.all([
     StrataServer.start(
       'cached',

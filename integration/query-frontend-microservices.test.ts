@@ -30,6 +30,7 @@ import {
 } from './cluster/caches.js';
 import {
   FAST_READ_PATH_FLAGS,
+  NO_MERGING_COMPACTION_FLAGS,
   StrataServer,
   syntheticSeries,
   waitUntil,
@@ -96,6 +97,7 @@ beforeAll(async () => {
     '-experimental.tsdb.backend=filesystem',
     `-experimental.tsdb.filesystem.dir=${bucketDir}`,
     ...FAST_READ_PATH_FLAGS,
+    ...NO_MERGING_COMPACTION_FLAGS,
     ...cacheFlags(trio, LAYOUT),
     '-frontend.query-vertical-shard-size=3',
     '-auth.enabled=true',

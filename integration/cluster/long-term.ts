@@ -48,6 +48,15 @@ export const FAST_READ_PATH_FLAGS: readonly string[] = [
   '-experimental.tsdb.bucket-store.bucket-index.update-on-error-interval=1s',
 ];
 
+/**
+ * Only the 2h block range, so the compactor never merges blocks (its cleaner still indexes
+ * them), for tests that count blocks. Its first run comes a random 0–10% of the 1h
+ * compaction interval after it starts, which may fall in the middle of a test: the count
+ * changes, and under load the fresh merged block can outlast the querier's upload grace
+ * (three sync intervals) before its store-gateway has loaded it.
+ */
+export const NO_MERGING_COMPACTION_FLAGS: readonly string[] = ['-compactor.block-ranges=2h'];
+
 export function s3Flags(minio: MinioService, bucket: string): string[] {
   return [
     '-experimental.tsdb.backend=s3',
