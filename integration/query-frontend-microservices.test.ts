@@ -206,6 +206,20 @@ describe('microservices with a query-frontend and a query-scheduler on three mem
         expect((await instantQuery(frontend.url, q, END, TENANT)).text, q).toBe(a.text);
       }
     }
+    // A shardable instant query runs as three one-step shards: the querier's samples, in
+    // label order (Prometheus promises no order for an instant vector).
+    const q = `sum by (job) (count_over_time(${METRIC}[4h]))`;
+    const bySeries = (text: string): unknown => {
+      const body = JSON.parse(text) as { data: { result: { metric: object }[] } };
+      return body.data.result.sort((x, y) =>
+        JSON.stringify(x.metric).localeCompare(JSON.stringify(y.metric)),
+      );
+    };
+    const before = await value(frontend, 'cortex_frontend_sharded_queries_total');
+    const want = await instantQuery(querier.url, q, END, TENANT);
+    const got = await instantQuery(frontend.url, q, END, TENANT);
+    expect([got.status, bySeries(got.text)]).toEqual([200, bySeries(want.text)]);
+    expect(await value(frontend, 'cortex_frontend_sharded_queries_total')).toBe(before + 3);
     for (const name of ['index-cache', 'chunks-cache', 'metadata-cache']) {
       expect(
         await value(gateway, 'thanos_cache_memcached_hits_total', { name }),

@@ -7,6 +7,8 @@
  */
 import type { Config } from '../config/index.js';
 import {
+  type RangeMiddlewaresConfig,
+  buildInstantShardHandler,
   buildRangeHandler,
   DEFAULT_MAX_QUERY_PARALLELISM,
   querierRangeHandler,
@@ -49,6 +51,7 @@ export function queryFrontendService(ctx: StrataContext): Service {
       ),
     maxQueriers: (tenant) => overrides.limits(tenant).max_queriers_per_tenant,
   };
+  const queueFactory = ctx.options.simCanaries?.frontendQueue;
   const local =
     config.frontend.scheduler_address === ''
       ? new QueueService(
@@ -63,6 +66,8 @@ export function queryFrontendService(ctx: StrataContext): Service {
             logger,
             limits,
             metrics: queueMetrics(env.metrics, 'cortex_query_frontend'),
+            // Only the simulator's mutation canaries pass one (a deliberately unfair queue).
+            ...(queueFactory !== undefined ? { newQueue: queueFactory } : {}),
           },
         )
       : undefined;
@@ -76,24 +81,32 @@ export function queryFrontendService(ctx: StrataContext): Service {
   const roundTrip = dispatcher.roundTrip.bind(dispatcher);
   const cache = config.query_range.cache_results ? openResultsCache(env, config) : undefined;
   const range = config.query_range;
-  const rangeHandler = buildRangeHandler(
-    {
-      alignQueriesWithStep: range.align_queries_with_step,
-      splitQueriesByInterval: range.split_queries_by_interval,
-      cacheResults: range.cache_results,
-      maxRetries: range.max_retries,
-      maxQueryParallelism: DEFAULT_MAX_QUERY_PARALLELISM,
-      maxCacheFreshness: (tenant) => overrides.limits(tenant).max_cache_freshness,
-      resultsCacheTtlMs: resultsTtl(config),
-      shardSize: (tenant) => overrides.limits(tenant).query_vertical_shard_size,
-      // Answers must equal the unsharded query's: sum/avg without a grouping would add the
-      // shards' sums in another order than the engine (last-bit float differences), so they
-      // run whole; grouped aggregations and count/min/max/topk/bottomk shard exactly.
-      shardExactOnly: true,
-    },
-    { clock: env.clock, logger, registry: env.metrics, ...(cache ? { cache } : {}) },
-    querierRangeHandler(roundTrip, `${config.api.prometheus_http_prefix}/api/v1/query_range`),
+  const shardSize = (tenant: string): number => overrides.limits(tenant).query_vertical_shard_size;
+  const middlewares: RangeMiddlewaresConfig = {
+    alignQueriesWithStep: range.align_queries_with_step,
+    splitQueriesByInterval: range.split_queries_by_interval,
+    cacheResults: range.cache_results,
+    maxRetries: range.max_retries,
+    maxQueryParallelism: DEFAULT_MAX_QUERY_PARALLELISM,
+    maxCacheFreshness: (tenant) => overrides.limits(tenant).max_cache_freshness,
+    resultsCacheTtlMs: resultsTtl(config),
+    shardSize,
+    // Answers must equal the unsharded query's: sum/avg without a grouping would add the
+    // shards' sums in another order than the engine (last-bit float differences), so they
+    // run whole; grouped aggregations and count/min/max/topk/bottomk shard exactly.
+    shardExactOnly: true,
+  };
+  const middlewareDeps = { clock: env.clock, logger, registry: env.metrics };
+  const queryRange = querierRangeHandler(
+    roundTrip,
+    `${config.api.prometheus_http_prefix}/api/v1/query_range`,
   );
+  const rangeHandler = buildRangeHandler(
+    middlewares,
+    { ...middlewareDeps, ...(cache ? { cache } : {}) },
+    queryRange,
+  );
+  const instantShards = buildInstantShardHandler(middlewares, middlewareDeps, queryRange);
   registerFrontendRoutes(http, {
     roundTrip,
     rangeHandler,
@@ -107,6 +120,16 @@ export function queryFrontendService(ctx: StrataContext): Service {
     logger,
     maxBodyBytes: config.frontend.max_body_size,
     forwardHeaders: [ENGINE_HEADER],
+    ...(instantShards === undefined
+      ? {}
+      : {
+          instantSharding: {
+            shardSize,
+            exactOnly: middlewares.shardExactOnly === true,
+            handler: instantShards,
+            nowMs: () => env.clock.now(),
+          },
+        }),
   });
   return new BasicService('query-frontend', {
     starting: () => {

@@ -150,24 +150,97 @@ describe('query-frontend', () => {
     );
   });
 
-  it("gives bad input the querier's status and message", async () => {
+  it('shards instant aggregations across the queriers: the same samples as the querier', async () => {
     const c = cluster();
     await ingesterWithData(c);
     const querier = await node(c, 'querier', 'querier');
-    const frontend = await node(c, 'frontend', 'query-frontend');
-    await worker(c, addressOf(frontend));
+    const frontend = await node(c, 'frontend', 'query-frontend', (cfg) => {
+      cfg.limits.query_vertical_shard_size = 3;
+    });
+    for (const name of ['worker-1', 'worker-2'])
+      await node(c, name, 'querier', (cfg) => {
+        cfg.frontend_worker.frontend_address = addressOf(frontend);
+      });
+    const at = (T0 + 3 * HOUR) / 1000;
+    const instant = (q: string, extra = '') =>
+      `/prometheus/api/v1/query?query=${encodeURIComponent(q)}&time=${at}${extra}`;
+    const sorted = (text: string) => {
+      const body = JSON.parse(text) as { data: { result: { metric: object }[] } };
+      body.data.result.sort((a, b) =>
+        JSON.stringify(a.metric).localeCompare(JSON.stringify(b.metric)),
+      );
+      return body;
+    };
+    let sharded = 0;
+    for (const q of [
+      'sum by (job) (rate(requests_total[5m]))',
+      'count(requests_total)',
+      'max without (job) (requests_total)',
+      'topk(1, requests_total)',
+      'avg by (job) (requests_total offset 1h)',
+    ]) {
+      const want = await request(querier, 'GET', instant(q), undefined, TENANT);
+      expect(want.status, want.text).toBe(200);
+      const before = await metric(frontend, 'cortex_frontend_sharded_queries_total');
+      const got = await request(frontend, 'GET', instant(q), undefined, TENANT);
+      expect(got.status, got.text).toBe(200);
+      expect(sorted(got.text), q).toEqual(sorted(want.text));
+      // Each ran as three shard sub-queries.
+      expect(await metric(frontend, 'cortex_frontend_sharded_queries_total'), q).toBe(before + 3);
+      sharded++;
+    }
+    expect(sharded).toBe(5);
+    // Not shardable, or with `limit`: one query, forwarded as it came.
+    for (const path of [
+      instant('quantile(0.5, requests_total)'),
+      instant('sum by (job) (requests_total)', '&limit=1'),
+      instant('requests_total'),
+    ]) {
+      const before = await metric(frontend, 'cortex_frontend_sharded_queries_total');
+      const got = await request(frontend, 'GET', path, undefined, TENANT);
+      expect(got.text).toBe((await request(querier, 'GET', path, undefined, TENANT)).text);
+      expect(await metric(frontend, 'cortex_frontend_sharded_queries_total')).toBe(before);
+    }
+  });
+
+  it("gives bad input the querier's status and message", async () => {
+    const c = cluster();
+    await ingesterWithData(c);
+    // A sample budget the aggregations below exceed: Prometheus answers 422.
+    const tight = (cfg: Config) => (cfg.querier.max_samples = 100);
+    const querier = await node(c, 'querier', 'querier', tight);
+    const frontend = await node(c, 'frontend', 'query-frontend', (cfg) => {
+      cfg.limits.query_vertical_shard_size = 2;
+    });
+    await node(c, 'worker', 'querier', (cfg) => {
+      tight(cfg);
+      cfg.frontend_worker.frontend_address = addressOf(frontend);
+    });
+    const instant = (q: string, extra = '') =>
+      `/prometheus/api/v1/query?query=${encodeURIComponent(q)}${extra}`;
+    const statuses = new Set<number>();
     for (const path of [
       rangePath('sum(', T0, T0 + HOUR, 60_000),
       rangePath('up', T0, T0 + HOUR, 0),
       rangePath('up', T0 + HOUR, T0, 60_000),
+      rangePath('sum by (job) (requests_total)', T0, T0 + 5 * HOUR, 60_000),
       '/prometheus/api/v1/query?query=rate(up)',
       '/prometheus/api/v1/query_range?query=up&start=x&end=1&step=1',
+      instant('sum by (job) (requests_total)', '&time=yesterday'),
+      instant('sum by (job) (requests_total)', '&timeout=soon'),
+      instant('sum by (job) (requests_total)', '&lookback_delta=-'),
+      instant(
+        'sum by (job) (max_over_time(requests_total[5h]))',
+        `&time=${(T0 + 5 * HOUR) / 1000}`,
+      ),
     ]) {
       const want = await request(querier, 'GET', path, undefined, TENANT);
       const got = await request(frontend, 'GET', path, undefined, TENANT);
-      expect(want.status).toBeGreaterThanOrEqual(400);
-      expect([got.status, got.text]).toEqual([want.status, want.text]);
+      expect(want.status, path).toBeGreaterThanOrEqual(400);
+      expect([got.status, got.text], path).toEqual([want.status, want.text]);
+      statuses.add(want.status);
     }
+    expect([...statuses].sort()).toEqual([400, 422]);
   });
 
   it('runs through a query-scheduler: the querier pulls there and answers the frontend', async () => {

@@ -6,7 +6,14 @@
  * querier saw it gets the querier's own message (parse errors) or the queue's (429, 5xx).
  */
 import type { Request, Response } from 'express';
-import { errorBody, formFromParts, hasFormBody, MAX_FORM_BYTES, toApiError } from '../api/index.js';
+import {
+  errorBody,
+  formFromParts,
+  hasFormBody,
+  MAX_FORM_BYTES,
+  toApiError,
+  type Form,
+} from '../api/index.js';
 import type { Logger } from '../runtime/index.js';
 import type { HttpMessage } from '../scheduler/index.js';
 import { fromBase64, toBase64 } from '../scheduler/index.js';
@@ -21,6 +28,11 @@ import {
   type RouteHandler,
 } from '../server/index.js';
 import type { RangeHandler } from './handler.js';
+import {
+  encodeInstantResponse,
+  shardedInstantRequest,
+  type InstantSharding,
+} from './instant_query.js';
 import { QuerierError } from './querier_error.js';
 import { parseRangeRequest } from './range_request.js';
 import { encodeRangeResponse } from './range_response.js';
@@ -43,15 +55,16 @@ export interface FrontendHttpDeps {
   readonly maxBodyBytes: number;
   /** Request headers the range path forwards to the querier (e.g. the engine header). */
   readonly forwardHeaders: readonly string[];
+  /** Shards instant queries (instant_query.ts); without it they are all forwarded whole. */
+  readonly instantSharding?: InstantSharding;
 }
 
 const GET_POST: readonly HttpMethod[] = ['GET', 'POST'];
 const GET: readonly HttpMethod[] = ['GET'];
 const JSON_TYPE = 'application/json';
 
-/** The querier API paths the frontend serves; `query_range` has its own handler. */
+/** The querier API paths the frontend forwards as they come (`query_range`, `query` aside). */
 const FORWARDED: readonly { path: string; methods: readonly HttpMethod[] }[] = [
-  { path: '/api/v1/query', methods: GET_POST },
   { path: '/api/v1/query_exemplars', methods: GET_POST },
   { path: '/api/v1/format_query', methods: GET_POST },
   { path: '/api/v1/parse_query', methods: GET_POST },
@@ -81,6 +94,7 @@ export function registerFrontendRoutes(http: HttpServer, deps: FrontendHttpDeps)
   const prefixes: readonly ApiPrefix[] = ['prometheus', 'legacy'];
   const forward = forwardHandler(deps);
   const range = rangeHandler(deps);
+  const instant = instantHandler(deps);
   for (const which of prefixes) {
     const legacy = which === 'legacy' ? ' (legacy path)' : '';
     registerPrefixedRoute(http, which, {
@@ -90,6 +104,14 @@ export function registerFrontendRoutes(http: HttpServer, deps: FrontendHttpDeps)
       description: `PromQL range query: aligned, split, cached and sharded, then queued for the queriers${legacy}`,
       tenant: true,
       handler: range,
+    });
+    registerPrefixedRoute(http, which, {
+      methods: GET_POST,
+      path: '/api/v1/query',
+      module: 'query-frontend',
+      description: `PromQL instant query: sharded when the tenant has a shard size, then queued for the queriers${legacy}`,
+      tenant: true,
+      handler: instant,
     });
     for (const e of FORWARDED) {
       registerPrefixedRoute(http, which, {
@@ -115,58 +137,108 @@ export function registerFrontendRoutes(http: HttpServer, deps: FrontendHttpDeps)
 /** Any other API request: queued as it came, answered as the querier answered. */
 function forwardHandler(deps: FrontendHttpDeps): RouteHandler {
   return async (req, res) => {
-    const body = await readRaw(req, deps.maxBodyBytes);
-    const tenant = tenantOf(res);
-    const signal = closeSignal(res);
-    const started = deps.stats.start();
-    const answer = await deps.roundTrip(
-      tenant,
-      { method: req.method, url: req.originalUrl, headers: forwardable(req), body: toBase64(body) },
-      signal,
-    );
-    const status = answer.status ?? 502;
-    deps.stats.finish(started, { tenant, path: req.path, form: undefined, status });
-    writeAnswer(res, answer);
+    await forward(deps, req, res, await readRaw(req, deps.maxBodyBytes));
+  };
+}
+
+async function forward(
+  deps: FrontendHttpDeps,
+  req: Request,
+  res: Response,
+  body: Uint8Array,
+): Promise<void> {
+  const tenant = tenantOf(res);
+  const started = deps.stats.start();
+  const answer = await deps.roundTrip(
+    tenant,
+    { method: req.method, url: req.originalUrl, headers: forwardable(req), body: toBase64(body) },
+    closeSignal(res),
+  );
+  const status = answer.status ?? 502;
+  deps.stats.finish(started, { tenant, path: req.path, form: undefined, status });
+  writeAnswer(res, answer);
+}
+
+/** `/api/v1/query`: sharded as a one-step range query when it can be, else forwarded. */
+function instantHandler(deps: FrontendHttpDeps): RouteHandler {
+  return async (req, res) => {
+    const raw = await readRaw(req, deps.maxBodyBytes);
+    const sharding = deps.instantSharding;
+    const form = sharding === undefined ? undefined : requestForm(req, raw);
+    // A form the querier cannot parse gets the querier's own error.
+    if (sharding !== undefined && form !== undefined && form.error === undefined) {
+      const context = {
+        tenantIds: [tenantOf(res)],
+        headers: headerMap(req),
+        forwardHeaders: deps.forwardHeaders,
+      };
+      const request = shardedInstantRequest(form, context, sharding);
+      if (request !== undefined) {
+        await answerJson(deps, req, res, form, async (signal) =>
+          encodeInstantResponse(await sharding.handler(request, signal), request.start),
+        );
+        return;
+      }
+    }
+    await forward(deps, req, res, raw);
   };
 }
 
 function rangeHandler(deps: FrontendHttpDeps): RouteHandler {
   return async (req, res) => {
-    const raw = await readRaw(req, deps.maxBodyBytes);
-    const tenant = tenantOf(res);
-    const signal = closeSignal(res);
-    const started = deps.stats.start();
-    const q = req.originalUrl.indexOf('?');
-    const form = formFromParts(
-      hasFormBody(req.method, req.get('content-type'))
-        ? raw.length > MAX_FORM_BYTES
-          ? { error: 'http: POST too large' }
-          : { body: Buffer.from(raw).toString('latin1') }
-        : undefined,
-      q < 0 ? '' : req.originalUrl.slice(q + 1),
-    );
-    let status = 200;
-    try {
+    const form = requestForm(req, await readRaw(req, deps.maxBodyBytes));
+    await answerJson(deps, req, res, form, async (signal) => {
       const request = parseRangeRequest(form, {
-        tenantIds: [tenant],
+        tenantIds: [tenantOf(res)],
         headers: headerMap(req),
         forwardHeaders: deps.forwardHeaders,
       });
-      const response = await deps.rangeHandler(request, signal);
-      writeBody(res, 200, JSON_TYPE, encodeRangeResponse(response));
-    } catch (err) {
-      if (err instanceof QuerierError) {
-        status = err.status;
-        writeBody(res, err.status, JSON_TYPE, err.body);
-      } else {
-        const apiErr = toApiError(err);
-        status = apiErr.status;
-        writeBody(res, apiErr.status, JSON_TYPE, errorBody(apiErr.errorType, apiErr.message));
-      }
-    } finally {
-      deps.stats.finish(started, { tenant, path: req.path, form, status });
-    }
+      return encodeRangeResponse(await deps.rangeHandler(request, signal));
+    });
   };
+}
+
+/** The query form of a request: the URL's parameters and a form body (as the querier reads them). */
+function requestForm(req: Request, raw: Uint8Array): Form {
+  const q = req.originalUrl.indexOf('?');
+  return formFromParts(
+    hasFormBody(req.method, req.get('content-type'))
+      ? raw.length > MAX_FORM_BYTES
+        ? { error: 'http: POST too large' }
+        : { body: Buffer.from(raw).toString('latin1') }
+      : undefined,
+    q < 0 ? '' : req.originalUrl.slice(q + 1),
+  );
+}
+
+/**
+ * Writes what `answer` encodes (200), or its error as the querier would have written it,
+ * and records the query's statistics.
+ */
+async function answerJson(
+  deps: FrontendHttpDeps,
+  req: Request,
+  res: Response,
+  form: Form,
+  answer: (signal: AbortSignal) => Promise<string>,
+): Promise<void> {
+  const tenant = tenantOf(res);
+  const started = deps.stats.start();
+  let status = 200;
+  try {
+    writeBody(res, 200, JSON_TYPE, await answer(closeSignal(res)));
+  } catch (err) {
+    if (err instanceof QuerierError) {
+      status = err.status;
+      writeBody(res, err.status, JSON_TYPE, err.body);
+    } else {
+      const apiErr = toApiError(err);
+      status = apiErr.status;
+      writeBody(res, apiErr.status, JSON_TYPE, errorBody(apiErr.errorType, apiErr.message));
+    }
+  } finally {
+    deps.stats.finish(started, { tenant, path: req.path, form, status });
+  }
 }
 
 async function readRaw(req: Request, max: number): Promise<Uint8Array> {

@@ -80,6 +80,7 @@ export {
 export {
   DEFAULT_MAX_QUERY_PARALLELISM,
   DEFAULT_RANGE_MIDDLEWARES_CONFIG,
+  buildInstantShardHandler,
   buildRangeHandler,
   validateRangeMiddlewaresConfig,
   type RangeMiddlewaresConfig,
@@ -87,6 +88,12 @@ export {
 } from './range_middlewares.js';
 export { registerFrontendRoutes, type FrontendHttpDeps, type RoundTrip } from './http_frontend.js';
 export { querierRangeHandler } from './querier_downstream.js';
+export {
+  encodeInstantResponse,
+  shardedInstantRequest,
+  type InstantRequestContext,
+  type InstantSharding,
+} from './instant_query.js';
 export { QueryStats, type QueryStatsConfig } from './query_stats.js';
 export {
   shardByMiddleware,

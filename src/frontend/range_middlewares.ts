@@ -109,13 +109,37 @@ export function buildRangeHandler(
       ),
     );
   }
+  chain.push(...shardAndRetry(config, deps));
+  return composeMiddlewares(chain, downstream);
+}
+
+/**
+ * The instant-query path's chain (Cortex runs only sharding for instant queries): query
+ * sharding, then retries, in front of a querier's `query_range` (see instant_query.ts).
+ * Undefined when no shard size is configured.
+ */
+export function buildInstantShardHandler(
+  config: RangeMiddlewaresConfig,
+  deps: RangeMiddlewaresDeps,
+  downstream: RangeHandler,
+): RangeHandler | undefined {
+  if (config.shardSize === undefined) return undefined;
+  return composeMiddlewares(shardAndRetry(config, deps), downstream);
+}
+
+/** Query sharding (when a shard size is configured) and the retries behind it. */
+function shardAndRetry(
+  config: RangeMiddlewaresConfig,
+  deps: RangeMiddlewaresDeps,
+): RangeMiddleware[] {
+  const chain: RangeMiddleware[] = [];
   if (config.shardSize !== undefined) {
     // Cortex orders shard-by after the results cache: the cache keeps whole answers.
     chain.push(
       shardByMiddleware(
         {
           shardSize: config.shardSize,
-          maxQueryParallelism: parallelism,
+          maxQueryParallelism: Math.max(1, config.maxQueryParallelism),
           exactOnly: config.shardExactOnly === true,
         },
         deps.registry === undefined ? undefined : shardMetrics(deps.registry),
@@ -131,5 +155,5 @@ export function buildRangeHandler(
       },
     ),
   );
-  return composeMiddlewares(chain, downstream);
+  return chain;
 }

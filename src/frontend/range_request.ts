@@ -118,7 +118,7 @@ export function parseRangeRequest(form: Form, options: ParseRangeRequestOptions)
     end: nsToMs(endNs),
     step,
     params: { limit, timeout, lookbackDelta, stats: form.get('stats') },
-    headers: forwarded(headers, options.forwardHeaders ?? []),
+    headers: forwardedHeaders(headers, options.forwardHeaders ?? []),
     // Cortex: any Cache-Control value containing `no-store` disables caching.
     cachingDisabled: (headers.get(CACHE_CONTROL) ?? []).some((v) => v.includes(NO_STORE)),
   };
@@ -133,7 +133,8 @@ export function normalizeTenantIds(ids: readonly string[]): string[] {
   return [...new Set(ids)].sort();
 }
 
-function forwarded(
+/** The request headers among `names` (any case), by lower-case name. */
+export function forwardedHeaders(
   headers: ReadonlyMap<string, readonly string[]>,
   names: readonly string[],
 ): Map<string, readonly string[]> {

@@ -5,7 +5,7 @@
 // ungrouped sums and averages of non-integers, equal within float rounding (the documented
 // exception). Ungrouped topk/bottomk are also checked over data full of ties.
 import { describe, expect, it } from 'vitest';
-import { toApiError } from '../api/index.js';
+import { encodeQueryData, Form, successBody, toApiError } from '../api/index.js';
 import { HttpError } from '../server/index.js';
 import { Labels } from '../model/index.js';
 import { Engine } from '../promql/engine/index.js';
@@ -14,7 +14,12 @@ import { shardingQueryable } from '../querier/query_shard.js';
 import { createSeededRandom, MemoryCache, newMetricsRegistry } from '../runtime/index.js';
 import { ManualClock } from '../runtime/testing/index.js';
 import type { RangeHandler } from './handler.js';
-import { buildRangeHandler, DEFAULT_RANGE_MIDDLEWARES_CONFIG } from './range_middlewares.js';
+import { encodeInstantResponse, shardedInstantRequest } from './instant_query.js';
+import {
+  buildInstantShardHandler,
+  buildRangeHandler,
+  DEFAULT_RANGE_MIDDLEWARES_CONFIG,
+} from './range_middlewares.js';
 import { decodeRangeResponse, encodeRangeResponse } from './range_response.js';
 import { engineDownstream, engineRangeBody, rangeRequest } from './test_helpers.js';
 
@@ -276,6 +281,69 @@ describe('sharded answers equal the unsharded query', () => {
     expect([...shardsSeen].sort()).toEqual(
       Array.from({ length: scenario.shards }, (_, i) => `${i + 1}_of_${scenario.shards}`).sort(),
     );
+  });
+
+  it('instant queries: sharded as one-step ranges, the same samples as the engine', async () => {
+    const rnd = createSeededRandom('shard-differential/instant').stream('queries');
+    const registry = newMetricsRegistry();
+    const shards = buildInstantShardHandler(
+      { ...DEFAULT_RANGE_MIDDLEWARES_CONFIG, shardSize: () => 4, shardExactOnly: true },
+      { clock: new ManualClock(0), registry },
+      engineDownstream(engine, querierStorage),
+    ) as RangeHandler;
+    const bySeries = (body: string) => {
+      const parsed = JSON.parse(body) as { data: { result: { metric: object }[] } };
+      parsed.data.result.sort((a, b) =>
+        JSON.stringify(a.metric).localeCompare(JSON.stringify(b.metric)),
+      );
+      return parsed;
+    };
+    let compared = 0;
+    let errors = 0;
+    for (let i = 0; i < 80; i++) {
+      const query = generateQuery(rnd);
+      const t = T0 - 10 * MIN + rnd.int(7 * HOUR);
+      const form = new Form(
+        new Map([
+          ['query', [query]],
+          ['time', [String(t / 1000)]],
+        ]),
+        undefined,
+      );
+      const req = shardedInstantRequest(
+        form,
+        { tenantIds: ['team-a'], headers: new Map(), forwardHeaders: [] },
+        { shardSize: () => 4, exactOnly: true, nowMs: () => 0 },
+      );
+      // Ungrouped sum/avg are not sharded when answers must be exact: the querier answers.
+      if (req === undefined) {
+        expect(/^(sum|avg) \(/.test(query), query).toBe(true);
+        continue;
+      }
+      const want = await outcome(async () => {
+        const result = await engine.instantQuery(storage, query, t);
+        return successBody(
+          encodeQueryData(result.value, undefined),
+          result.annotations.warnings(),
+          result.annotations.infos(),
+        );
+      });
+      const got = await outcome(async () =>
+        encodeInstantResponse(await shards(req, new AbortController().signal), t),
+      );
+      const what = `${query} at ${t}`;
+      if (!want.ok || !got.ok) {
+        expect(got, what).toEqual(want);
+        errors++;
+        continue;
+      }
+      expect(bySeries(got.body), what).toEqual(bySeries(want.body));
+      compared++;
+    }
+    expect(compared).toBeGreaterThan(40);
+    expect(errors).toBeGreaterThan(0);
+    const sharded = await registry.getSingleMetric('cortex_frontend_sharded_queries_total')?.get();
+    expect(sharded?.values[0]?.value).toBeGreaterThanOrEqual(compared * 4);
   });
 
   it('points annotations into the client query text, not the shard sub-queries', async () => {
