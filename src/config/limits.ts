@@ -73,6 +73,11 @@ export interface LimitsConfig {
   max_queriers_per_tenant: number;
   /** -frontend.max-outstanding-requests-per-tenant: queued requests per tenant per queue (429 beyond). */
   max_outstanding_requests_per_tenant: number;
+  /**
+   * -querier.max-query-parallelism: sub-queries (split intervals, cache gaps, shards) of one
+   * query the frontend runs at once; 0 runs them one at a time.
+   */
+  max_query_parallelism: number;
   /** -frontend.query-vertical-shard-size: shards of a shardable query; 0 or 1 = off. */
   query_vertical_shard_size: number;
 }

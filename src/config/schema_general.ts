@@ -202,6 +202,10 @@ export const limitsBlock = block(
       flag: 'frontend.max-outstanding-requests-per-tenant',
       help: 'Maximum number of outstanding requests per tenant per request queue (either query frontend or query scheduler); requests beyond this error with HTTP 429.',
     }),
+    max_query_parallelism: setting('int', 14, {
+      flag: 'querier.max-query-parallelism',
+      help: 'Maximum number of split queries will be scheduled in parallel by the frontend.',
+    }),
     query_vertical_shard_size: setting('int', 0, {
       flag: 'frontend.query-vertical-shard-size',
       help: '[Experimental] Number of shards to use when distributing shardable PromQL queries (sum, count, min, max, avg, topk, bottomk aggregations by labels) across queriers. 0 or 1 disables sharding.',

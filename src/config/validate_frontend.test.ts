@@ -67,8 +67,10 @@ describe('query path validation', () => {
         c.query_range.max_retries = -1;
         c.frontend_worker.parallelism = 0;
         c.limits.query_vertical_shard_size = -2;
+        c.limits.max_query_parallelism = -3;
       }),
     ).toEqual([
+      'limits.max_query_parallelism (-querier.max-query-parallelism) is -3: it must not be negative',
       'limits.query_vertical_shard_size (-frontend.query-vertical-shard-size) is -2: it must not be negative',
       'query_range.split_queries_by_interval (-querier.split-queries-by-interval) is negative: use 0 to disable splitting',
       'query_range.max_retries (-querier.max-retries-per-request) is -1: it must be 0 or more',
@@ -90,6 +92,7 @@ describe('query path validation', () => {
         '-frontend.max-cache-freshness=10m',
         '-frontend.log-queries-longer-than=5s',
         '-querier.max-retries-per-request=2',
+        '-querier.max-query-parallelism=4',
       ],
       { fs: new StaticFiles({}), env: {} },
     );
@@ -109,6 +112,7 @@ describe('query path validation', () => {
       max_queriers_per_tenant: 2,
       query_vertical_shard_size: 3,
       max_cache_freshness: 600_000,
+      max_query_parallelism: 4,
     });
     expect(config.frontend.log_queries_longer_than).toBe(5000);
   });

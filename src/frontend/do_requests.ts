@@ -6,6 +6,34 @@ import type { RangeHandler } from './handler.js';
 import type { RangeRequest } from './range_request.js';
 import type { RangeResponse } from './range_response.js';
 
+/**
+ * Sub-queries of one query in flight at once: fixed, or per request from its tenants (the
+ * frontend's wiring: `-querier.max-query-parallelism`, a per-tenant limit).
+ */
+export type Parallelism = number | ((tenantIds: readonly string[]) => number);
+
+/** The bound `parallelism` gives a request of `tenantIds` (at least 1). */
+export function parallelismFor(parallelism: Parallelism, tenantIds: readonly string[]): number {
+  const n = typeof parallelism === 'number' ? parallelism : parallelism(tenantIds);
+  return Math.max(1, Math.trunc(n));
+}
+
+/**
+ * The smallest positive value of `limit` among the tenants, 0 when none is positive (Cortex's
+ * SmallestPositiveIntPerTenant): a federated query never exceeds what any of its tenants allows.
+ */
+export function smallestPositivePerTenant(
+  tenantIds: readonly string[],
+  limit: (tenantId: string) => number,
+): number {
+  let n = 0;
+  for (const t of tenantIds) {
+    const v = Math.trunc(limit(t));
+    if (v > 0 && (n === 0 || v < n)) n = v;
+  }
+  return n;
+}
+
 export interface RequestResponse {
   readonly request: RangeRequest;
   readonly response: RangeResponse;
@@ -15,7 +43,7 @@ export interface RequestResponse {
 export async function doRequests(
   next: RangeHandler,
   requests: readonly RangeRequest[],
-  parallelism: number,
+  parallelism: Parallelism,
   signal: AbortSignal,
 ): Promise<RequestResponse[]> {
   const controller = new AbortController();
@@ -39,7 +67,8 @@ export async function doRequests(
       }
     }
   };
-  const workers = Math.max(1, Math.min(parallelism, requests.length));
+  const bound = parallelismFor(parallelism, requests[0]?.tenantIds ?? []);
+  const workers = Math.max(1, Math.min(bound, requests.length));
   try {
     await Promise.all(Array.from({ length: workers }, worker));
   } finally {

@@ -88,6 +88,7 @@ export {
 } from './range_middlewares.js';
 export { registerFrontendRoutes, type FrontendHttpDeps, type RoundTrip } from './http_frontend.js';
 export { querierRangeHandler } from './querier_downstream.js';
+export { parallelismFor, smallestPositivePerTenant, type Parallelism } from './do_requests.js';
 export {
   encodeInstantResponse,
   shardedInstantRequest,

@@ -5,6 +5,7 @@
  * middleware last, so each sub-query is retried alone).
  */
 import type { Cache, Clock, Logger, MetricsRegistry } from '../runtime/index.js';
+import type { Parallelism } from './do_requests.js';
 import { composeMiddlewares, type RangeHandler, type RangeMiddleware } from './handler.js';
 import {
   DEFAULT_MAX_CACHE_FRESHNESS_MS,
@@ -28,8 +29,8 @@ export interface RangeMiddlewaresConfig {
   readonly cacheResults: boolean;
   /** `-querier.max-retries-per-request` (5). */
   readonly maxRetries: number;
-  /** `-querier.max-query-parallelism` (14), a per-tenant limit in Cortex. */
-  readonly maxQueryParallelism: number;
+  /** `-querier.max-query-parallelism` (14): fixed, or per request from its tenants' limits. */
+  readonly maxQueryParallelism: Parallelism;
   /** `max_cache_freshness` per tenant in ms (limits; Cortex default 1m). */
   readonly maxCacheFreshness: (tenantId: string) => number;
   /** TTL of results cache entries, ms (0 = no expiry). */
@@ -79,7 +80,7 @@ export function buildRangeHandler(
   downstream: RangeHandler,
 ): RangeHandler {
   validateRangeMiddlewaresConfig(config);
-  const parallelism = Math.max(1, config.maxQueryParallelism);
+  const parallelism = config.maxQueryParallelism;
   const chain: RangeMiddleware[] = [];
   if (config.alignQueriesWithStep) chain.push(stepAlignMiddleware);
   if (config.splitQueriesByInterval > 0) {
@@ -139,7 +140,7 @@ function shardAndRetry(
       shardByMiddleware(
         {
           shardSize: config.shardSize,
-          maxQueryParallelism: Math.max(1, config.maxQueryParallelism),
+          maxQueryParallelism: config.maxQueryParallelism,
           exactOnly: config.shardExactOnly === true,
         },
         deps.registry === undefined ? undefined : shardMetrics(deps.registry),

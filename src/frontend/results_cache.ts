@@ -20,7 +20,7 @@ import {
   type MetricsRegistry,
   registeredCounter,
 } from '../runtime/index.js';
-import { doRequests } from './do_requests.js';
+import { doRequests, type Parallelism } from './do_requests.js';
 import type { RangeHandler, RangeMiddleware } from './handler.js';
 import { mergeRangeResponses } from './merge.js';
 import type { RangeRequest } from './range_request.js';
@@ -49,7 +49,7 @@ export interface ResultsCacheConfig {
   /** Per tenant, ms; a multi-tenant query uses the largest (Cortex MaxDurationPerTenant). */
   readonly maxCacheFreshness: (tenantId: string) => number;
   /** Parallel gap requests of one query (`-querier.max-query-parallelism`). */
-  readonly maxQueryParallelism: number;
+  readonly maxQueryParallelism: Parallelism;
   /** TTL handed to the cache with each entry, ms (0: the backend's default, no expiry). */
   readonly ttlMs: number;
 }

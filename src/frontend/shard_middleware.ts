@@ -13,7 +13,12 @@
 import type { Counter } from 'prom-client';
 import type { AggregateExpr } from '../promql/index.js';
 import { type MetricsRegistry, registeredCounter } from '../runtime/index.js';
-import { doRequests, type RequestResponse } from './do_requests.js';
+import {
+  doRequests,
+  smallestPositivePerTenant,
+  type Parallelism,
+  type RequestResponse,
+} from './do_requests.js';
 import type { RangeMiddleware } from './handler.js';
 import { type RangeRequest, withQuery } from './range_request.js';
 import { mergeShardResponses } from './shard_merge.js';
@@ -24,7 +29,7 @@ export interface ShardByConfig {
   /** `query_vertical_shard_size` of a tenant (0 or 1 = no sharding). */
   readonly shardSize: (tenantId: string) => number;
   /** Shard sub-queries of one query in flight at once (`-querier.max-query-parallelism`). */
-  readonly maxQueryParallelism: number;
+  readonly maxQueryParallelism: Parallelism;
   /** Leave ungrouped sum/avg unsharded so every answer is bit-identical (default false). */
   readonly exactOnly?: boolean;
 }
@@ -61,16 +66,10 @@ export function shardMetrics(registry: MetricsRegistry): ShardMetrics {
  * tenants allows.
  */
 export function shardCount(req: RangeRequest, shardSize: (tenantId: string) => number): number {
-  let n = 0;
-  for (const t of req.tenantIds) {
-    const s = Math.trunc(shardSize(t));
-    if (s > 0 && (n === 0 || s < n)) n = s;
-  }
-  return n;
+  return smallestPositivePerTenant(req.tenantIds, shardSize);
 }
 
 export function shardByMiddleware(config: ShardByConfig, metrics?: ShardMetrics): RangeMiddleware {
-  const parallelism = Math.max(1, config.maxQueryParallelism);
   return (next) => async (req, signal) => {
     const n = shardCount(req, config.shardSize);
     if (n <= 1) return next(req, signal);
@@ -86,7 +85,7 @@ export function shardByMiddleware(config: ShardByConfig, metrics?: ShardMetrics)
       for (const q of plan.shardQueries(i, n)) requests.push(withQuery(req, q));
     }
     metrics?.shardedQueries.inc(requests.length);
-    const answers = await doRequests(next, requests, parallelism, signal);
+    const answers = await doRequests(next, requests, config.maxQueryParallelism, signal);
     // requests are shard-major: partial j of shard i is at i * partials + j.
     const partials = requests.length / n;
     const parts = Array.from({ length: partials }, (_, j) =>

@@ -7,6 +7,7 @@ import {
   splitByIntervalMiddleware,
   splitQuery,
 } from './split_by_interval.js';
+import { smallestPositivePerTenant } from './do_requests.js';
 import { formulaAnswer, rangeRequest, RecordingDownstream } from './test_helpers.js';
 
 const HOUR = 3_600_000;
@@ -131,6 +132,39 @@ describe('splitByIntervalMiddleware', () => {
     expect(down.calls.length).toBe(5);
     expect(maxInFlight).toBe(2);
     expect(resp).toEqual({ ...formulaAnswer(req), headers: resp.headers });
+  });
+
+  it("bounds each query by its tenants' parallelism limit, the smallest positive one", async () => {
+    const limits: Record<string, number> = { 'team-a': 1, 'team-b': 3, 'team-c': 0 };
+    const perTenant = (ids: readonly string[]) =>
+      smallestPositivePerTenant(ids, (t) => limits[t] ?? 0);
+    const maxInFlight = async (tenantIds: string[]): Promise<number> => {
+      let inFlight = 0;
+      let max = 0;
+      const handler = splitByIntervalMiddleware({
+        interval: HOUR,
+        maxQueryParallelism: perTenant,
+      })(async (req) => {
+        inFlight++;
+        max = Math.max(max, inFlight);
+        await Promise.resolve();
+        await Promise.resolve();
+        inFlight--;
+        return formulaAnswer(req);
+      });
+      await handler(
+        rangeRequest({ start: 0, end: 6 * HOUR, query: 'up', tenantIds }),
+        new AbortController().signal,
+      );
+      return max;
+    };
+    expect(await maxInFlight(['team-a'])).toBe(1);
+    expect(await maxInFlight(['team-b'])).toBe(3);
+    // A federated query: the smallest positive limit of its tenants.
+    expect(await maxInFlight(['team-b', 'team-c'])).toBe(3);
+    expect(await maxInFlight(['team-a', 'team-b'])).toBe(1);
+    // No positive limit at all: one at a time, never none.
+    expect(await maxInFlight(['team-c'])).toBe(1);
   });
 
   it('fails with the first sub-query error and aborts the rest', async () => {

@@ -7,7 +7,7 @@
 import type { Counter } from 'prom-client';
 import { type MetricsRegistry, registeredCounter } from '../runtime/index.js';
 import { evaluateAtModifierFunction } from './at_modifier.js';
-import { doRequests } from './do_requests.js';
+import { doRequests, type Parallelism } from './do_requests.js';
 import type { RangeMiddleware } from './handler.js';
 import { mergeRangeResponses } from './merge.js';
 import { type RangeRequest, withQuery, withStartEnd } from './range_request.js';
@@ -47,7 +47,7 @@ export interface SplitByIntervalConfig {
   /** ms; must be > 0 (0 means the middleware is not installed). */
   readonly interval: number;
   /** Sub-queries of one query in flight at once (`-querier.max-query-parallelism`, 14). */
-  readonly maxQueryParallelism: number;
+  readonly maxQueryParallelism: Parallelism;
 }
 
 export interface SplitMetrics {

@@ -42,6 +42,7 @@ const LIMIT_KINDS: Readonly<Record<LimitName, LimitKind>> = {
   max_cache_freshness: 'duration',
   max_queriers_per_tenant: 'count',
   max_outstanding_requests_per_tenant: 'count',
+  max_query_parallelism: 'count',
   query_vertical_shard_size: 'count',
 };
 
