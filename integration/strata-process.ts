@@ -19,16 +19,39 @@ export function ensureBuilt(): void {
   if (r.status !== 0) throw new Error(`building dist/ failed:\n${r.stdout}${r.stderr}`);
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/**
+ * Where freePort looks: below the kernel's ephemeral range (32768 and up on Linux), so no
+ * outgoing connection of any test can take a port between freePort and the child's bind,
+ * and a slice of its own for each vitest worker (and one for the main process), so test
+ * files running in parallel never pick the same port. Under load both races happened with
+ * the kernel's port 0 (EADDRINUSE). Each test file starts its slice over (vitest isolates
+ * modules per file); ports still in use are skipped.
+ */
+const PORT_BASE = 20_000;
+const PORT_SLICE = 1_000;
+const PORT_SLICES = 12;
+/** The next candidate in this worker's slice (one counter per worker process). */
+const portCursor = { next: 0 };
+
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr !== null ? addr.port : 0;
-      srv.close(() => resolve(port));
-    });
+    srv.once('error', () => resolve(false));
+    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
   });
+}
+
+/** A loopback port nothing listens on, not handed out before by this worker (see PORT_BASE). */
+export async function freePort(): Promise<number> {
+  // The main process (global setup's services) has slice 0, each worker one of the others.
+  const pool = Number(process.env['VITEST_POOL_ID'] ?? '0') || 0;
+  const slice = pool > 0 ? 1 + ((pool - 1) % (PORT_SLICES - 1)) : 0;
+  const first = PORT_BASE + slice * PORT_SLICE;
+  for (let tries = 0; tries < PORT_SLICE; tries++) {
+    const port = first + (portCursor.next++ % PORT_SLICE);
+    if (await canListen(port)) return port;
+  }
+  throw new Error(`no free port in ${first}..${first + PORT_SLICE - 1}`);
 }
 
 export interface StrataProcess {
