@@ -205,6 +205,7 @@ export class BlocksStoreQueryable {
     const attempted = new Map<string, string[]>();
     const touched = new Set<string>();
     const queried = new Set<string>();
+    const failed = new Set<string>();
     const results: T[] = [];
     let retryable: unknown[] = [];
     const maxAttempts = Math.max(1, this.config.maxConsistencyAttempts);
@@ -237,7 +238,15 @@ export class BlocksStoreQueryable {
           else tried.push(addr);
         }
       }
-      const missing = consistency.check(found.blocks, found.deletionMarks, queried);
+      // Blocks whose store-gateway could not be asked (reset, timeout, overload) are missing
+      // whatever their age: the upload grace period excuses a gateway that answered without
+      // a block it has not loaded yet, not one that never answered. Without this a transient
+      // failure over recently uploaded blocks became an empty 200 answer (and a frontend
+      // cached the hole).
+      for (const id of round.failedBlocks) if (!queried.has(id)) failed.add(id);
+      for (const id of queried) failed.delete(id);
+      const checked = consistency.check(found.blocks, found.deletionMarks, queried);
+      const missing = [...checked, ...[...failed].filter((id) => !checked.includes(id))];
       if (missing.length === 0) {
         metrics.storesHit.observe(touched.size);
         metrics.refetches.observe(attempt - 1);
@@ -264,13 +273,19 @@ export class BlocksStoreQueryable {
     maxT: number,
     signal: AbortSignal | undefined,
     fetch: Fetch<T>,
-  ): Promise<{ results: T[]; queriedBlocks: string[]; retryable: unknown[] }> {
+  ): Promise<{
+    results: T[];
+    queriedBlocks: string[];
+    retryable: unknown[];
+    failedBlocks: string[];
+  }> {
     const controller = new AbortController();
     const callSignal =
       signal === undefined ? controller.signal : AbortSignal.any([signal, controller.signal]);
     const entries = [...clients];
     const answers: (Fetched<T> | undefined)[] = entries.map(() => undefined);
     const retryable: unknown[] = [];
+    const failedBlocks: string[] = [];
     try {
       await Promise.all(
         entries.map(async ([addr, blockIds], i) => {
@@ -284,6 +299,7 @@ export class BlocksStoreQueryable {
                 err: message(err),
               });
               retryable.push(err);
+              failedBlocks.push(...blockIds);
               return;
             }
             controller.abort();
@@ -301,7 +317,7 @@ export class BlocksStoreQueryable {
       results.push(answer.result);
       queriedBlocks.push(...answer.queriedBlocks);
     }
-    return { results, queriedBlocks, retryable };
+    return { results, queriedBlocks, retryable, failedBlocks };
   }
 }
 

@@ -38,6 +38,16 @@ const WILDCARD_HOSTS: ReadonlySet<string> = new Set(['', '0.0.0.0', '::', '[::]'
 
 export const DEFAULT_MAX_RPC_BODY_BYTES = 100 * 1024 * 1024;
 
+/** Sends of one call on kept-alive sockets that turned out to be closed (see sendFresh). */
+const MAX_STALE_SOCKET_RETRIES = 4;
+
+/** A request reset on a reused keep-alive socket before any answer: the peer never read it. */
+class StaleSocketError extends Error {
+  constructor(override readonly cause: Error) {
+    super(cause.message);
+  }
+}
+
 /** Network failures that mean "the peer is not there (any more)". */
 const UNAVAILABLE_ERRNOS = new Set([
   'ECONNREFUSED',
@@ -137,7 +147,7 @@ export class HttpTransport implements Transport {
       // ingester) skips the socket and the body copies; callers see the same outcomes.
       if (address === this.address && this.server !== undefined)
         return await this.callLocal(req, controller.signal);
-      return await this.send(host, port, req, controller.signal, context);
+      return await this.sendFresh(host, port, req, controller.signal, context);
     } catch (err) {
       if (err instanceof RpcError && cause === undefined) throw err;
       if (cause === 'timeout') {
@@ -227,6 +237,32 @@ export class HttpTransport implements Transport {
     return rpcErr;
   }
 
+  /**
+   * Sends `req`, again on another connection when a kept-alive one turns out to be closed:
+   * a peer closes idle connections after its keep-alive timeout (Node's default 5 s), and a
+   * caller whose event loop was busy longer still takes the dead socket from its pool; the
+   * request is then reset before the peer read it. Node's documented remedy is to send such
+   * a request again (`request.reusedSocket` with ECONNRESET). Under load this turned a
+   * store-gateway call into a spurious 'unavailable'. A reset on a new connection, or once an
+   * answer began, is a real failure and is not retried.
+   */
+  private async sendFresh(
+    host: string,
+    port: number,
+    req: RpcRequest,
+    signal: AbortSignal,
+    context: string,
+  ): Promise<RpcResponse> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.send(host, port, req, signal, context);
+      } catch (err) {
+        if (!(err instanceof StaleSocketError) || attempt >= MAX_STALE_SOCKET_RETRIES)
+          throw err instanceof StaleSocketError ? err.cause : err;
+      }
+    }
+  }
+
   private send(
     host: string,
     port: number,
@@ -262,8 +298,13 @@ export class HttpTransport implements Transport {
         reject(toRpcError(err, context));
         return;
       }
-      request.on('error', reject);
+      let answered = false;
+      request.on('error', (err: NodeJS.ErrnoException) => {
+        const stale = request.reusedSocket && !answered && err.code === 'ECONNRESET';
+        reject(stale && !signal.aborted ? new StaleSocketError(err) : err);
+      });
       request.on('response', (res) => {
+        answered = true;
         readBody(res, this.maxBodyBytes).then((body) => {
           if (res.statusCode === 200) {
             resolve({ body, contentType: res.headers['content-type'] ?? '' });
