@@ -18,7 +18,7 @@ import {
 const RUN_TIMEOUT_MS = 240_000;
 
 describe('canary registry', () => {
-  it('has the eight canaries of the issue, each with its own name', () => {
+  it('has the canaries of the issues, each with its own name', () => {
     expect(CANARIES.map((c) => c.name)).toEqual([
       'ack_before_wal',
       'skip_read_dedup',
@@ -28,6 +28,7 @@ describe('canary registry', () => {
       'ha_never_fails_over',
       'rate_limit_off_by_one_burst',
       'querier_ignores_ingester',
+      'fifo_frontend_queue',
     ]);
   });
 
@@ -50,6 +51,10 @@ describe('canary registry', () => {
     );
     // A pingpong scenario has no Strata components to break.
     expect(brokenScenarioText('pingpong', 'ack_before_wal')).toBeUndefined();
+    // The frontend canary needs a query-frontend (`workload.frontend`).
+    const fifo = brokenScenarioText('query-frontend', 'fifo_frontend_queue');
+    expect(parseYaml(fifo!)).toHaveProperty('workload.frontend.broken', 'fifo_queue');
+    expect(brokenScenarioText('scale-out', 'fifo_frontend_queue')).toBeUndefined();
   });
 });
 

@@ -42,7 +42,10 @@ function brokenKey(
   };
 }
 
-/** The `broken` key of an optional workload section (`ha_tracker`, `limits`) the scenario has. */
+/**
+ * The `broken` key of an optional workload section (`ha_tracker`, `limits`, `frontend`) the
+ * scenario has.
+ */
 function brokenSection(section: string, mode: string): Canary['apply'] {
   return (workload) => {
     const s = workload[section];
@@ -99,12 +102,19 @@ export const CANARIES: readonly Canary[] = [
       })(workload, nodes);
     },
   },
+  {
+    name: 'fifo_frontend_queue',
+    description: "the query-frontend's queue serves all tenants in one FIFO instead of round-robin",
+    apply: brokenSection('frontend', 'fifo_queue'),
+  },
 ];
 
 /**
- * The scenarios the runner uses by default: the write and read path's. The compactor
- * scenarios take tens of seconds a seed and none of these canaries touches the compactor
- * (its own broken modes are tested in `scenarios.test.ts`); name them with `--scenario`.
+ * The scenarios the runner uses by default: the write and read path's, and the
+ * query-frontend's (about 15s a seed, the only scenario that hosts `fifo_frontend_queue`).
+ * The compactor scenarios take tens of seconds a seed and none of these canaries touches the
+ * compactor (its own broken modes are tested in `scenarios.test.ts`); name them with
+ * `--scenario`.
  */
 export const DEFAULT_SUITE = [
   'ingester-crash',
@@ -113,6 +123,7 @@ export const DEFAULT_SUITE = [
   'ha-tracker',
   'limits',
   'long-term',
+  'query-frontend',
 ] as const;
 
 export function findCanary(name: string): Canary | undefined {

@@ -9,6 +9,7 @@ import type { Overrides, RuntimeConfigManager } from '../overrides/index.js';
 import type { BuildInfo } from '../api/index.js';
 import type { Ingester, IngesterClient } from '../ingester/index.js';
 import type { Ring } from '../ring/index.js';
+import type { RequestQueueFactory } from '../scheduler/index.js';
 import type { Env, KV, MemberlistKV } from '../runtime/index.js';
 import type { StoreGateway } from '../storegateway/index.js';
 import type { ConfigRenderMode, HttpServer, ModuleStatus, Profiler } from '../server/index.js';
@@ -44,6 +45,8 @@ export interface StrataOptions {
 export interface SimCanaryHooks {
   /** The querier keeps every replica's copy of a sample instead of merging them. */
   readonly skipReplicaDedupOnRead?: boolean;
+  /** Builds the query-frontend's own queue (`fifo_frontend_queue`: one FIFO for all tenants). */
+  readonly frontendQueue?: RequestQueueFactory;
 }
 
 /** The KV clients of the hash rings (and the HA tracker) this process uses, each under its prefix. */

@@ -10,7 +10,7 @@ import {
   type RangeMiddlewaresConfig,
   buildInstantShardHandler,
   buildRangeHandler,
-  DEFAULT_MAX_QUERY_PARALLELISM,
+  smallestPositivePerTenant,
   querierRangeHandler,
   QueryStats,
   registerFrontendRoutes,
@@ -76,7 +76,13 @@ export function queryFrontendService(ctx: StrataContext): Service {
       schedulerAddress: config.frontend.scheduler_address,
       timeoutMs: config.querier.timeout + TIMEOUT_MARGIN_MS,
     },
-    { clock: env.clock, transport: env.transport, logger, ...(local ? { local } : {}) },
+    {
+      clock: env.clock,
+      transport: env.transport,
+      logger,
+      random: env.random.stream('frontend/query-ids'),
+      ...(local ? { local } : {}),
+    },
   );
   const roundTrip = dispatcher.roundTrip.bind(dispatcher);
   const cache = config.query_range.cache_results ? openResultsCache(env, config) : undefined;
@@ -87,7 +93,9 @@ export function queryFrontendService(ctx: StrataContext): Service {
     splitQueriesByInterval: range.split_queries_by_interval,
     cacheResults: range.cache_results,
     maxRetries: range.max_retries,
-    maxQueryParallelism: DEFAULT_MAX_QUERY_PARALLELISM,
+    // Cortex: the smallest positive limit among a federated query's tenants.
+    maxQueryParallelism: (tenantIds) =>
+      smallestPositivePerTenant(tenantIds, (t) => overrides.limits(t).max_query_parallelism),
     maxCacheFreshness: (tenant) => overrides.limits(tenant).max_cache_freshness,
     resultsCacheTtlMs: resultsTtl(config),
     shardSize,

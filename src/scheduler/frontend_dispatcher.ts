@@ -1,5 +1,5 @@
 import { setMaxListeners } from 'node:events';
-import type { Clock, Logger, Transport } from '../runtime/index.js';
+import type { Clock, Logger, RandomStream, Transport } from '../runtime/index.js';
 import { RpcError, jsonBody } from '../runtime/index.js';
 import {
   FRONTEND_RESULT,
@@ -38,6 +38,12 @@ interface Pending {
 export class FrontendDispatcher {
   private readonly pending = new Map<string, Pending>();
   private nextId = 0;
+  /**
+   * Query IDs are `<prefix>-<n>` with a random prefix per process (as Mimir randomises its
+   * first query ID): an answer a querier sends late for a query of an earlier process on the
+   * same address then matches no query of this one, instead of the one that reused its ID.
+   */
+  private readonly idPrefix: string;
 
   constructor(
     private readonly config: FrontendDispatcherConfig,
@@ -45,10 +51,14 @@ export class FrontendDispatcher {
       clock: Clock;
       transport: Transport;
       logger: Logger;
+      /** Draws the query-ID prefix. */
+      random: RandomStream;
       /** This frontend's own queue, when there is no scheduler. */
       local?: QueueService;
     },
   ) {
+    const word = (): string => deps.random.uint32().toString(16).padStart(8, '0');
+    this.idPrefix = word() + word();
     if (config.schedulerAddress === '' && deps.local === undefined)
       throw new Error('a frontend without a scheduler needs its own queue');
     deps.transport.handle(FRONTEND_RESULT, (req) => {
@@ -65,7 +75,7 @@ export class FrontendDispatcher {
     request: HttpMessage,
     signal?: AbortSignal,
   ): Promise<HttpMessage> {
-    const id = String(++this.nextId);
+    const id = `${this.idPrefix}-${++this.nextId}`;
     const query: QueuedQuery = { id, frontend: this.address, tenant, request };
     const gone = new AbortController();
     const onAbort = (): void => gone.abort();

@@ -17,6 +17,9 @@ export {
   type Dequeued,
   type QueueLimits,
   type QueueMetrics,
+  type RequestQueueConfig,
+  type RequestQueueDeps,
+  type RequestQueueFactory,
   type TenantCursor,
 } from './request_queue.js';
 export { tenantQueriers } from './querier_shards.js';

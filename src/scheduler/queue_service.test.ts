@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { createSeededRandom } from '../runtime/index.js';
 import { MemoryNetwork } from '../runtime/memory/index.js';
 import { CapturingLogger, ManualClock } from '../runtime/testing/index.js';
 import { FrontendDispatcher } from './frontend_dispatcher.js';
@@ -43,7 +44,7 @@ async function setup() {
   );
   const dispatcher = new FrontendDispatcher(
     { schedulerAddress: '', timeoutMs: 60_000 },
-    { clock, transport, logger, local },
+    { clock, transport, logger, random: createSeededRandom('frontend').stream('ids'), local },
   );
   await transport.listen();
   local.start();
@@ -159,6 +160,55 @@ describe('frontend queue, querier workers and dispatcher', () => {
     await w.stop();
     await s.clock.advance(0);
     expect(s.local.queriers).toEqual([]);
+  });
+
+  it('never takes a late answer for an earlier process on its address as the answer to a new query', async () => {
+    const clock = new ManualClock(0);
+    const net = new MemoryNetwork();
+    const logger = new CapturingLogger();
+    // A scheduler that only records what it is asked to queue.
+    const scheduler = net.transport('scheduler:9095');
+    const queued: string[] = [];
+    scheduler.handle('scheduler.Enqueue', (req) => {
+      queued.push(decode<{ query: { id: string } }>(req, 'enqueue').query.id);
+      return Promise.resolve({ body: new Uint8Array(), contentType: 'application/json' });
+    });
+    await scheduler.listen();
+    const frontendProcess = async (seed: string) => {
+      const transport = net.transport('frontend:9095');
+      const dispatcher = new FrontendDispatcher(
+        { schedulerAddress: 'scheduler:9095', timeoutMs: 60_000 },
+        { clock, transport, logger, random: createSeededRandom(seed).stream('frontend/query-ids') },
+      );
+      await transport.listen();
+      return { transport, dispatcher };
+    };
+    const first = await frontendProcess('process-1');
+    void first.dispatcher.roundTrip('team-a', get('/before-restart'));
+    await clock.advance(0);
+    // The frontend restarts on the same address and queues its first query.
+    await first.transport.close();
+    const second = await frontendProcess('process-2');
+    let answered: HttpMessage | undefined;
+    void second.dispatcher.roundTrip('team-a', get('/after-restart')).then((a) => (answered = a));
+    await clock.advance(0);
+    expect(queued).toHaveLength(2);
+    expect(queued[0]).not.toBe(queued[1]);
+    const result = (id: string, body: string) =>
+      scheduler.call(
+        'frontend:9095',
+        rpc('frontend.Result', {
+          id,
+          response: { status: 200, headers: {}, body: toBase64(new TextEncoder().encode(body)) },
+        }),
+      );
+    // The querier's late answer to the first process's query matches nothing now.
+    await result(queued[0] as string, 'stale');
+    await clock.advance(0);
+    expect(answered).toBeUndefined();
+    await result(queued[1] as string, 'fresh');
+    await clock.advance(0);
+    expect(answered === undefined ? undefined : text(answered)).toBe('fresh');
   });
 
   it('turns an error answer into the HTTP message a client sees', () => {

@@ -12,7 +12,12 @@ import {
   type QueuedQuery,
   type ResultRequest,
 } from './protocol.js';
-import { RequestQueue, type QueueLimits, type QueueMetrics } from './request_queue.js';
+import {
+  RequestQueue,
+  type QueueLimits,
+  type QueueMetrics,
+  type RequestQueueFactory,
+} from './request_queue.js';
 
 export interface QueueServiceConfig {
   /** `frontend` (a frontend's own queue) or `scheduler`. */
@@ -53,12 +58,15 @@ export class QueueService {
       metrics?: QueueMetrics | undefined;
       /** Told when a querier took a query off the queue. */
       onHandedOut?: (query: QueuedQuery) => void;
+      /** Test seam (`RequestQueueFactory`): builds the queue instead of RequestQueue. */
+      newQueue?: RequestQueueFactory;
     },
   ) {
-    this.queue = new RequestQueue(
-      { forgetDelayMs: config.forgetDelayMs },
-      { limits: deps.limits, metrics: deps.metrics },
-    );
+    const queueConfig = { forgetDelayMs: config.forgetDelayMs };
+    const queueDeps = { limits: deps.limits, metrics: deps.metrics };
+    this.queue =
+      deps.newQueue?.<QueuedQuery>(queueConfig, queueDeps) ??
+      new RequestQueue(queueConfig, queueDeps);
     const m = methods(config.role);
     deps.transport.handle(m.pull, (req, signal) => this.pull(decode(req, 'pull request'), signal));
     deps.transport.handle(m.heartbeat, (req) => {

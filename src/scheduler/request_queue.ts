@@ -29,6 +29,25 @@ export interface QueueMetrics {
   discarded: Counter<'user'>;
 }
 
+export interface RequestQueueConfig {
+  forgetDelayMs: number;
+}
+
+export interface RequestQueueDeps {
+  limits: QueueLimits;
+  metrics?: QueueMetrics | undefined;
+}
+
+/**
+ * Builds a queue service's RequestQueue. A test seam only: the simulator's mutation canary
+ * `fifo_frontend_queue` passes a deliberately unfair queue (through `Strata.create`'s
+ * sim-only `simCanaries` option); everything else gets the RequestQueue itself.
+ */
+export type RequestQueueFactory = <R>(
+  config: RequestQueueConfig,
+  deps: RequestQueueDeps,
+) => RequestQueue<R>;
+
 /** Where a querier's round-robin over tenants stands; start with FIRST_TENANT. */
 export type TenantCursor = number;
 export const FIRST_TENANT: TenantCursor = -1;
@@ -78,8 +97,8 @@ export class RequestQueue<R> {
   private stopped = false;
 
   constructor(
-    private readonly config: { forgetDelayMs: number },
-    private readonly deps: { limits: QueueLimits; metrics?: QueueMetrics | undefined },
+    private readonly config: RequestQueueConfig,
+    private readonly deps: RequestQueueDeps,
   ) {}
 
   /** Queues `request`; throws TooManyOutstandingRequestsError when the tenant's queue is full. */

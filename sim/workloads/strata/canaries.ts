@@ -12,6 +12,7 @@ import { ScenarioError, readString } from '../../fields/index.js';
 import { DoubleApplyRetryTransport, DropLastWalPageFileSystem } from './canaries_ingester.js';
 import type { StrataOptions } from '../../../src/app/index.js';
 import { IgnoreIngesterTransport } from './canaries_querier.js';
+import { fifoRequestQueue } from './canaries_frontend.js';
 
 export const BROKEN_QUERIER_MODES = [
   'none',
@@ -53,6 +54,8 @@ export function parseBrokenQuerier(mode: unknown, ignored: unknown, where: strin
 export interface CanarySettings {
   readonly brokenIngester: string;
   readonly brokenQuerier: BrokenQuerier;
+  /** `workload.frontend` (its `broken` mode), when the scenario runs a query-frontend. */
+  readonly frontend?: { readonly broken: string } | undefined;
 }
 
 /** Plan lines for the canaries' broken modes (none for a correct build). */
@@ -84,9 +87,12 @@ export function canaryStrataOptions(
   target: string,
   c: CanarySettings,
 ): Pick<StrataOptions, 'simCanaries'> {
-  return target === 'querier' && c.brokenQuerier.mode === 'skip_dedup'
-    ? { simCanaries: { skipReplicaDedupOnRead: true } }
-    : {};
+  if (target === 'querier' && c.brokenQuerier.mode === 'skip_dedup')
+    return { simCanaries: { skipReplicaDedupOnRead: true } };
+  // The frontend's queue is built by the frontend; the canary hands it an unfair one.
+  if ((target === 'query-frontend' || target === 'all') && c.frontend?.broken === 'fifo_queue')
+    return { simCanaries: { frontendQueue: fifoRequestQueue } };
+  return {};
 }
 
 /**

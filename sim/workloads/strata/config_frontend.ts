@@ -12,12 +12,13 @@ import {
 
 /**
  * Deliberately broken query-frontends, for proving that the frontend scenario's checks catch
- * what they claim to. The harness breaks them through configuration only:
+ * what they claim to. The harness breaks them from outside the product:
  * `ignore_cache_freshness` sets `limits.max_cache_freshness` to 0, so the results cache keeps
  * and serves the newest data too, and samples that arrive late are never seen by a repeated
- * query.
+ * query; `fifo_queue` hands the frontend a queue that serves all tenants in one FIFO
+ * (`canaries_frontend.ts`), so a flooding tenant's backlog delays every other tenant's query.
  */
-export const BROKEN_FRONTEND_MODES = ['none', 'ignore_cache_freshness'] as const;
+export const BROKEN_FRONTEND_MODES = ['none', 'ignore_cache_freshness', 'fifo_queue'] as const;
 export type BrokenFrontend = (typeof BROKEN_FRONTEND_MODES)[number];
 
 /**

@@ -81,6 +81,7 @@ export function frontendLoad(
     tenant: string,
     startMs: number,
     endMs: number,
+    stepMs = f.stepMs,
   ): Promise<FrontendRequest> => {
     const spec = queries[query]!;
     const req: FrontendRequest = {
@@ -89,7 +90,7 @@ export function frontendLoad(
       query,
       startMs,
       endMs,
-      stepMs: f.stepMs,
+      stepMs,
       sentAt: deps.now(),
     };
     deps.log.requests.push(req);
@@ -102,7 +103,7 @@ export function frontendLoad(
           ['query', queryText(spec)],
           ['start', apiTime(startMs)],
           ['end', apiTime(endMs)],
-          ['step', apiTime(f.stepMs)],
+          ['step', apiTime(stepMs)],
         ],
         // No abort signal: dozens of requests listening on one signal make Node warn through
         // process.nextTick; the timeout bounds each one, and stop() marks the rest abandoned.
@@ -147,9 +148,12 @@ export function frontendLoad(
     const until = deps.epochMs + flood.untilMs;
     while (!controller.signal.aborted && deps.now() < until) {
       const [, index] = pool[mixStream.int(pool.length)]!;
-      // A random end, so the flooder's queries miss the results cache and do real work.
-      const end = deps.now() - mixStream.int(4) * f.stepMs;
-      const req = await send('flood', index, flood.tenant, ...window(end));
+      // A random step (to the millisecond, up to twice the scenario's), so the flooder's
+      // queries miss the results cache (whose keys hold the step) and every split sub-query
+      // does real work on a querier: the flooder's queue fills with work, not with hits.
+      const step = f.stepMs + mixStream.int(f.stepMs);
+      const end = Math.floor(deps.now() / step) * step;
+      const req = await send('flood', index, flood.tenant, end - f.rangeMs, end, step);
       // The next query after a breath; after a refusal (429) after two seconds, like a client
       // backing off a little.
       // Without the abort signal: one listener per loop on it would pass Node's limit of 10
