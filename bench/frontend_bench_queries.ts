@@ -46,11 +46,13 @@ export type Matrix = Map<string, [number, string][]>;
 
 /** Parses a `query_range` answer; throws with the body when it is not a successful matrix. */
 export function parseMatrix(status: number, body: string): Matrix {
+  // A failed query's body may be plain text (a queue's 502): say so instead of a SyntaxError.
+  if (status !== 200) throw new Error(`query failed (${status}): ${body.slice(0, 500)}`);
   const json = JSON.parse(body) as {
     status?: string;
     data?: { resultType?: string; result?: MatrixSeries[] };
   };
-  if (status !== 200 || json.status !== 'success' || json.data?.resultType !== 'matrix') {
+  if (json.status !== 'success' || json.data?.resultType !== 'matrix') {
     throw new Error(`query failed (${status}): ${body.slice(0, 500)}`);
   }
   const out: Matrix = new Map();

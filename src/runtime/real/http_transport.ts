@@ -38,8 +38,8 @@ const WILDCARD_HOSTS: ReadonlySet<string> = new Set(['', '0.0.0.0', '::', '[::]'
 
 export const DEFAULT_MAX_RPC_BODY_BYTES = 100 * 1024 * 1024;
 
-/** Sends of one call on kept-alive sockets that turned out to be closed (see sendFresh). */
-const MAX_STALE_SOCKET_RETRIES = 4;
+/** Sends of one call: on a pooled socket, then once more on a new connection (see sendFresh). */
+const MAX_SENDS = 2;
 
 /** A request reset on a reused keep-alive socket before any answer: the peer never read it. */
 class StaleSocketError extends Error {
@@ -255,9 +255,10 @@ export class HttpTransport implements Transport {
   ): Promise<RpcResponse> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.send(host, port, req, signal, context);
+        // A retry goes on a connection of its own: the pool may hold more dead sockets.
+        return await this.send(host, port, req, signal, context, attempt > 1);
       } catch (err) {
-        if (!(err instanceof StaleSocketError) || attempt >= MAX_STALE_SOCKET_RETRIES)
+        if (!(err instanceof StaleSocketError) || attempt >= MAX_SENDS)
           throw err instanceof StaleSocketError ? err.cause : err;
       }
     }
@@ -269,6 +270,8 @@ export class HttpTransport implements Transport {
     req: RpcRequest,
     signal: AbortSignal,
     context: string,
+    /** Bypass the keep-alive pool (one connection for this request only). */
+    unpooled = false,
   ): Promise<RpcResponse> {
     const headers: Record<string, string | number> = {};
     for (const [name, value] of Object.entries(req.headers ?? {})) {
@@ -291,7 +294,7 @@ export class HttpTransport implements Transport {
           method: 'POST',
           path: RPC_PATH_PREFIX + encodeURIComponent(req.method),
           headers,
-          agent: this.agent,
+          agent: unpooled ? false : this.agent,
           signal,
         });
       } catch (err) {
