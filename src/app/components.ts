@@ -129,6 +129,7 @@ export function querierService(ctx: StrataContext): Service {
   const q = config.querier;
   const bs = config.tsdb.bucket_store;
   const wiring = querierBlocksWiring(ctx);
+  const overrides = ctx.need(ctx.overrides, 'overrides', 'querier');
   const querier = new Querier(
     {
       timeoutMs: q.timeout,
@@ -155,6 +156,7 @@ export function querierService(ctx: StrataContext): Service {
       client: ingesterClient(ctx),
       buildInfo: ctx.options.buildInfo ?? DEV_BUILD_INFO,
       blocks: wiring.blocks,
+      maxFetchedSeriesPerQuery: (tenant) => overrides.limits(tenant).max_fetched_series_per_query,
     },
   );
   const followers: Service[] = [];

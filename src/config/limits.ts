@@ -67,6 +67,11 @@ export interface LimitsConfig {
    * strategy; 0 = every compactor.
    */
   compactor_tenant_shard_size: number;
+  /**
+   * -querier.max-fetched-series-per-query: unique series one query may fetch from ingesters
+   * and store-gateways together (422 past it); 0 = no limit.
+   */
+  max_fetched_series_per_query: number;
   /** -frontend.max-cache-freshness: milliseconds; newer results are never cached or served from cache. */
   max_cache_freshness: number;
   /** -frontend.max-queriers-per-tenant: queriers in the tenant's shuffle shard; 0 = all. */

@@ -190,6 +190,10 @@ export const limitsBlock = block(
       flag: 'compactor.tenant-shard-size',
       help: "The default tenant's shard size when the shuffle-sharding strategy is used by the compactor. When this setting is specified in the per-tenant overrides, a value of 0 disables shuffle sharding for the tenant.",
     }),
+    max_fetched_series_per_query: setting('int', 0, {
+      flag: 'querier.max-fetched-series-per-query',
+      help: 'The maximum number of unique series for which a query can fetch samples from each ingesters and blocks storage. This limit is enforced in the querier. 0 to disable.',
+    }),
     max_cache_freshness: setting('duration', 1 * MINUTE, {
       flag: 'frontend.max-cache-freshness',
       help: 'Most recent allowed cacheable result per-tenant, to prevent caching very recent results that might still be in flux.',

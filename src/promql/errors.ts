@@ -56,3 +56,16 @@ export class StorageError extends PromQLError {
     this.name = 'StorageError';
   }
 }
+
+/**
+ * A select's failure as the query's, as Prometheus wraps it (`expanding series: %w`): a coded
+ * PromQL error from the storage keeps its kind (a querier's fetch limit stays a 422
+ * `execution`, as Cortex returns its limit errors), a StorageError is passed on, anything else
+ * is a storage failure (500 `internal`).
+ */
+export function expandingSeriesError(err: unknown): PromQLError {
+  if (err instanceof StorageError) return err;
+  const message = `expanding series: ${err instanceof Error ? err.message : String(err)}`;
+  if (err instanceof PromQLError) return new PromQLError(err.errorType, message);
+  return new StorageError(message, err);
+}

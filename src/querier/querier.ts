@@ -29,6 +29,7 @@ import { DistributorStoreQueryable } from './distributor_store_merge.js';
 import { IngesterQueryable } from './ingester_queryable.js';
 import { BlocksQuerierMetrics, QuerierMetrics } from './metrics.js';
 import { registerQuerierRpcs } from './querier_rpc.js';
+import { limitedQueryable } from './query_limiter.js';
 import { shardingQueryable } from './query_shard.js';
 import { collectUserStats, type UserStats } from './user_stats.js';
 
@@ -89,6 +90,8 @@ export interface QuerierDeps {
   buildInfo: BuildInfo;
   /** The blocks path; without it the querier reads the ingesters only. */
   blocks?: QuerierBlocksDeps;
+  /** `max_fetched_series_per_query` of a tenant (0 = no limit; the default without it). */
+  maxFetchedSeriesPerQuery?: (tenant: string) => number;
 }
 
 export class Querier extends BasicService {
@@ -179,7 +182,10 @@ export class Querier extends BasicService {
    * queries. Query-shard selectors from the frontend are honoured (and removed) here.
    */
   queryable(tenant: string, signal?: AbortSignal): Queryable {
-    return shardingQueryable((this.merged ?? this.ingesters).forTenant(tenant, signal));
+    const storage = shardingQueryable((this.merged ?? this.ingesters).forTenant(tenant, signal));
+    const maxSeries = this.deps.maxFetchedSeriesPerQuery;
+    // Outside the shard filter: a shard sub-query counts the series of its shard.
+    return maxSeries === undefined ? storage : limitedQueryable(storage, () => maxSeries(tenant));
   }
 
   /**

@@ -3,7 +3,7 @@
 // series' samples into flat arrays, and the per-step lookups of instant selectors
 // (lookback window (t − lookback, t], stale markers end a series) and range selectors
 // (window (t − range, t]).
-import { StorageError } from '../errors.js';
+import { expandingSeriesError } from '../errors.js';
 import type { Expr, SubqueryExpr, VectorSelector } from '../parser/ast.js';
 import { inspect } from '../parser/index.js';
 import { SAMPLE_NONE, type Querier, type SelectHints, type StorageSeries } from '../storage.js';
@@ -149,7 +149,7 @@ export function loadSeries(
     fs.push(f);
   }
   const err = it.err();
-  if (err !== null) throw new StorageError(`expanding series: ${err.message}`, err);
+  if (err !== null) throw expandingSeriesError(err);
   let flags: Uint8Array | null = null;
   if (stale !== null) {
     flags = new Uint8Array(ts.length);
@@ -178,9 +178,7 @@ export async function populateSeries(
         withSignal(p.hints, ctx.config.signal),
       );
     } catch (err) {
-      if (err instanceof StorageError) throw err;
-      const msg = err instanceof Error ? err.message : String(err);
-      throw new StorageError(`expanding series: ${msg}`, err);
+      throw expandingSeriesError(err);
     }
     const loaded: LoadedSeries[] = [];
     for (const s of selected) {

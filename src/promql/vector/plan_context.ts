@@ -1,7 +1,7 @@
 // What every operator of one query shares: the default engine's query context (limits,
 // deadline, annotations, stale-marker test, the series the fallback evaluator reads), the
 // querier, the selectors' storage hints, and the batch size.
-import { StorageError } from '../errors.js';
+import { expandingSeriesError } from '../errors.js';
 import type { SeriesMeta } from './batch.js';
 import { dropMetadataLabels, labelsKey } from './labels.js';
 import { withSignal, type QueryContext } from '../engine/index.js';
@@ -66,16 +66,14 @@ export async function selectSeries(pc: PlanContext, vs: VectorSelector): Promise
       hints === undefined ? hints : withSignal(hints, pc.ctx.config.signal),
     );
   } catch (err) {
-    if (err instanceof StorageError) throw err;
-    const msg = err instanceof Error ? err.message : String(err);
-    throw new StorageError(`expanding series: ${msg}`, err);
+    throw expandingSeriesError(err);
   }
 }
 
 /** Throws the iterator's error, as the default engine does when it expands a series. */
 export function checkIterator(it: SampleIterator): void {
   const err = it.err();
-  if (err !== null) throw new StorageError(`expanding series: ${err.message}`, err);
+  if (err !== null) throw expandingSeriesError(err);
 }
 
 /** The offset a selector is read with on a grid starting at `start` (its `@` folded in). */
