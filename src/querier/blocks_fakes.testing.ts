@@ -35,8 +35,34 @@ import {
   type FoundBlocks,
 } from './blocks_finder.js';
 import type { BlocksStoreClient } from './blocks_store_client.js';
+import type { BlocksStoreSet } from './blocks_store_set.js';
 
 export type Sample = readonly [number, number];
+
+/** Samples every 15 minutes in [from, to), valued t/1min. */
+export function quarterHourSamples(from: number, to: number): Sample[] {
+  const out: Sample[] = [];
+  for (let t = from; t < to; t += 15 * 60_000) out.push([t, t / 60_000]);
+  return out;
+}
+
+/** Per block, the first address of the list not tried yet (deterministic, unlike Cortex's). */
+export class OrderedStoreSet implements BlocksStoreSet {
+  constructor(private readonly addresses: readonly string[]) {}
+  clientsFor(
+    _tenant: string,
+    ids: readonly string[],
+    exclude: ReadonlyMap<string, readonly string[]>,
+  ): Map<string, string[]> {
+    const out = new Map<string, string[]>();
+    for (const id of ids) {
+      const addr = this.addresses.find((a) => !(exclude.get(id) ?? []).includes(a));
+      if (addr === undefined) throw new Error(`no store-gateway instance left for block ${id}`);
+      out.set(addr, [...(out.get(addr) ?? []), id]);
+    }
+    return out;
+  }
+}
 
 /** A finder over a fixed list of blocks and deletion marks (times in ms / Unix s). */
 export class StaticBlocksFinder extends BasicService implements BlocksFinder {

@@ -16,9 +16,9 @@ import {
   FakeStoreGateways,
   StaticBlocksFinder,
   blockId,
-  type Sample,
+  OrderedStoreSet,
+  quarterHourSamples,
 } from './blocks_fakes.testing.js';
-import type { BlocksStoreSet } from './blocks_store_set.js';
 import { BlocksStoreQueryable, type BlocksStoreQueryableConfig } from './blocks_store_queryable.js';
 import { BlocksQuerierMetrics } from './metrics.js';
 
@@ -35,30 +35,6 @@ const ALL = [new Matcher('=~', '__name__', '.+')];
 const B1 = blockId(BASE, 1);
 const B2 = blockId(BASE, 2);
 const B3 = blockId(BASE, 3);
-
-/** Per block, the first address of the list not tried yet (deterministic, unlike Cortex's). */
-class OrderedStoreSet implements BlocksStoreSet {
-  constructor(private readonly addresses: readonly string[]) {}
-  clientsFor(
-    _tenant: string,
-    ids: readonly string[],
-    exclude: ReadonlyMap<string, readonly string[]>,
-  ): Map<string, string[]> {
-    const out = new Map<string, string[]>();
-    for (const id of ids) {
-      const addr = this.addresses.find((a) => !(exclude.get(id) ?? []).includes(a));
-      if (addr === undefined) throw new Error(`no store-gateway instance left for block ${id}`);
-      out.set(addr, [...(out.get(addr) ?? []), id]);
-    }
-    return out;
-  }
-}
-
-function samples(from: number, to: number): Sample[] {
-  const out: Sample[] = [];
-  for (let t = from; t < to; t += 15 * MIN) out.push([t, t / MIN]);
-  return out;
-}
 
 interface Setup {
   store: BlocksStoreQueryable;
@@ -112,7 +88,13 @@ function setup(
 /** Each block's samples of `up` on the given gateways. */
 function load(gateways: FakeStoreGateways, placement: Record<string, string[]>): void {
   for (const [i, id] of [B1, B2, B3].entries()) {
-    gateways.add(placement[id] ?? [], 't', id, UP, samples(BASE + i * H2, BASE + (i + 1) * H2));
+    gateways.add(
+      placement[id] ?? [],
+      't',
+      id,
+      UP,
+      quarterHourSamples(BASE + i * H2, BASE + (i + 1) * H2),
+    );
   }
 }
 
@@ -250,7 +232,7 @@ describe('BlocksStoreQueryable', () => {
       't',
       B2,
       L('__name__', 'reqs', 'path', '/'),
-      samples(BASE + H2, BASE + 2 * H2),
+      quarterHourSamples(BASE + H2, BASE + 2 * H2),
     );
     expect(await store.labelNames('t', [], BASE, NOW)).toEqual(['__name__', 'job', 'path']);
     expect(await store.labelValues('t', '__name__', [], BASE, NOW)).toEqual(['reqs', 'up']);
