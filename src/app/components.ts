@@ -156,7 +156,14 @@ export function querierService(ctx: StrataContext): Service {
       client: ingesterClient(ctx),
       buildInfo: ctx.options.buildInfo ?? DEV_BUILD_INFO,
       blocks: wiring.blocks,
-      maxFetchedSeriesPerQuery: (tenant) => overrides.limits(tenant).max_fetched_series_per_query,
+      queryLimits: (tenant) => {
+        const l = overrides.limits(tenant);
+        return {
+          maxSeries: l.max_fetched_series_per_query,
+          maxChunkBytes: l.max_fetched_chunk_bytes_per_query,
+          maxDataBytes: l.max_fetched_data_bytes_per_query,
+        };
+      },
     },
   );
   const followers: Service[] = [];

@@ -72,6 +72,16 @@ export interface LimitsConfig {
    * and store-gateways together (422 past it); 0 = no limit.
    */
   max_fetched_series_per_query: number;
+  /**
+   * -querier.max-fetched-chunk-bytes-per-query: bytes of chunks one query may fetch from
+   * ingesters and store-gateways together, every replica's copy counted (422 past it); 0 = no limit.
+   */
+  max_fetched_chunk_bytes_per_query: number;
+  /**
+   * -querier.max-fetched-data-bytes-per-query: bytes of series (labels and chunks) one query
+   * may fetch, counted as the chunk bytes are (422 past it); 0 = no limit.
+   */
+  max_fetched_data_bytes_per_query: number;
   /** -frontend.max-cache-freshness: milliseconds; newer results are never cached or served from cache. */
   max_cache_freshness: number;
   /** -frontend.max-queriers-per-tenant: queriers in the tenant's shuffle shard; 0 = all. */

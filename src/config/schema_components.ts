@@ -79,7 +79,9 @@ export const querierBlock = block(
       flag: 'querier.timeout',
       help: 'The timeout for a query.',
     }),
-    max_samples: setting('int', 50_000_000, {
+    // Not Cortex's 50e6: a query at that many samples needs about 9 GB of JS heap here
+    // (docs/querier.md "Memory bounds"); 10e6 takes under half of Node's default heap.
+    max_samples: setting('int', 10_000_000, {
       flag: 'querier.max-samples',
       help: 'Maximum number of samples a single query can load into memory.',
     }),

@@ -194,6 +194,14 @@ export const limitsBlock = block(
       flag: 'querier.max-fetched-series-per-query',
       help: 'The maximum number of unique series for which a query can fetch samples from each ingesters and blocks storage. This limit is enforced in the querier. 0 to disable.',
     }),
+    max_fetched_chunk_bytes_per_query: setting('int', 0, {
+      flag: 'querier.max-fetched-chunk-bytes-per-query',
+      help: 'The maximum size of all chunks in bytes that a query can fetch from each ingester and storage. This limit is enforced in the querier. 0 to disable.',
+    }),
+    max_fetched_data_bytes_per_query: setting('int', 0, {
+      flag: 'querier.max-fetched-data-bytes-per-query',
+      help: 'The maximum combined size of all data that a query can fetch from each ingester and storage. This limit is enforced in the querier for `query`, `query_range` and `series` APIs. 0 to disable.',
+    }),
     max_cache_freshness: setting('duration', 1 * MINUTE, {
       flag: 'frontend.max-cache-freshness',
       help: 'Most recent allowed cacheable result per-tenant, to prevent caching very recent results that might still be in flux.',

@@ -7,11 +7,11 @@ import type {
   IngesterCallOptions,
   IngesterClient,
   PushSource,
-  SeriesSamples,
   WireTenantStats,
   WireUserStats,
 } from '../ingester/index.js';
 import { RpcError } from '../runtime/index.js';
+import type { SeriesChunks } from '../tsdb/index.js';
 import type { Labels } from '../model/index.js';
 import type { MetricMetadata } from './write_request.js';
 import { encodePushBatch, type PushBatch } from '../ingester/index.js';
@@ -83,7 +83,7 @@ export class FakeIngesters implements IngesterClient {
     return Promise.reject(new RpcError('unimplemented', 'fake ingester: metricsMetadata'));
   }
 
-  queryStream(): Promise<SeriesSamples[]> {
+  queryStream(): Promise<SeriesChunks[]> {
     return Promise.reject(new RpcError('unimplemented', 'fake ingester: queryStream'));
   }
 

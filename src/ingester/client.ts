@@ -11,6 +11,8 @@ import type { Labels } from '../model/index.js';
 import type { Transport } from '../runtime/index.js';
 import { PROTOBUF_CONTENT_TYPE, jsonBody, parseJsonBody } from '../runtime/index.js';
 import type { PushSource } from './push_types.js';
+import { decodeSeriesChunks } from './wire_chunks.js';
+import type { SeriesChunks } from '../tsdb/index.js';
 import {
   INGESTER_ALL_USER_STATS,
   INGESTER_LABEL_NAMES,
@@ -23,12 +25,10 @@ import {
   PUSH_SOURCE_HEADER,
   TENANT_RPC_HEADER,
   decodeSeriesLabels,
-  decodeSeriesSamples,
   parseWireMetadata,
   type LabelNamesRequest,
   type LabelValuesRequest,
   type QueryRequest,
-  type SeriesSamples,
   type WireTenantStats,
   type WireUserStats,
 } from './wire.js';
@@ -72,7 +72,7 @@ export interface IngesterClient {
     tenant: string,
     req: QueryRequest,
     opts?: IngesterCallOptions,
-  ): Promise<SeriesSamples[]>;
+  ): Promise<SeriesChunks[]>;
   /** Labels of the series matching `req` with a sample in its range (no samples moved). */
   seriesLabels(
     addr: string,
@@ -130,13 +130,13 @@ export class TransportIngesterClient implements IngesterClient {
     tenant: string,
     req: QueryRequest,
     opts: IngesterCallOptions = {},
-  ): Promise<SeriesSamples[]> {
+  ): Promise<SeriesChunks[]> {
     const res = await this.transport.call(
       addr,
       { method: INGESTER_QUERY_STREAM, ...jsonBody(req), headers: { [TENANT_RPC_HEADER]: tenant } },
       opts,
     );
-    return decodeSeriesSamples(res.body);
+    return decodeSeriesChunks(res.body);
   }
 
   async seriesLabels(

@@ -74,6 +74,7 @@ export {
   type PushBatch,
 } from './client.js';
 export { LocalFirstIngesterClient } from './local_client.js';
+export { decodeSeriesChunks, encodeSeriesChunks } from './wire_chunks.js';
 export {
   INGESTER_ALL_USER_STATS,
   INGESTER_LABEL_NAMES,

@@ -19,7 +19,7 @@ import type {
 } from '../runtime/index.js';
 import { RpcError } from '../runtime/index.js';
 import { BasicService } from '../services/index.js';
-import { ValueType, type DBSeries } from '../tsdb/index.js';
+import { rawChunkSamples, ValueType, type DBSeries, type SeriesChunks } from '../tsdb/index.js';
 import { SeriesLimitError } from './errors.js';
 import { registerMetrics, type IngesterMetrics } from './ingester_metrics.js';
 import { registerIngesterRpc } from './ingester_rpc.js';
@@ -40,7 +40,6 @@ import { registerOldestUnshippedGauge } from './shipper_metrics.js';
 import { DEFAULT_BLOCK_DISCOVERY } from './block_discovery.js';
 import { newIngesterShipping, warnShippingDisabled, type BlockShipping } from './shipping.js';
 import { IdleTsdbCloser } from './idle_tsdbs.js';
-import type { SeriesSamples } from './wire.js';
 
 export interface IngesterConfig {
   tenantDBs: TenantDBsConfig;
@@ -424,8 +423,9 @@ export class Ingester extends BasicService {
   }
 
   /**
-   * Series of `tenant` matching every matcher with samples in [start, end], sorted by labels;
-   * series without samples in range are left out. A tenant without a database has none.
+   * Series of `tenant` matching every matcher with chunks overlapping [start, end], sorted by
+   * labels, their chunks still encoded (Cortex's QueryStream with chunk streaming): the
+   * querier decodes only the samples inside the window. A tenant without a database has none.
    */
   async queryStream(
     tenant: string,
@@ -433,31 +433,15 @@ export class Ingester extends BasicService {
     end: number,
     matchers: readonly Matcher[],
     signal?: AbortSignal,
-  ): Promise<SeriesSamples[]> {
-    const out: SeriesSamples[] = [];
+  ): Promise<SeriesChunks[]> {
+    this.checkRunning();
+    this.metrics.queries.inc();
+    const db = this.dbs.get(tenant);
+    if (db === undefined || start > end) return [];
+    const out = await db.selectChunks(matchers, start, end);
+    if (signal?.aborted === true) throw new RpcError('aborted', 'query aborted');
     let samples = 0;
-    for (const s of await this.selectForQuery(tenant, start, end, matchers)) {
-      if (signal?.aborted === true) throw new RpcError('aborted', 'query aborted');
-      const ts: number[] = [];
-      const vs: number[] = [];
-      const it = s.iterator();
-      for (let v = it.next(); v !== ValueType.None; v = it.next()) {
-        // Only float samples are stored; anything else would not survive the wire format.
-        if (v !== ValueType.Float) continue;
-        ts.push(it.atT());
-        vs.push(it.atF());
-      }
-      const err = it.err();
-      if (err !== null) throw err;
-      if (ts.length === 0) continue;
-      samples += ts.length;
-      out.push({
-        labels: s.labels,
-        // The constructor copies an array directly; `from` goes through its iterator.
-        timestamps: new Float64Array(ts),
-        values: new Float64Array(vs),
-      });
-    }
+    for (const s of out) for (const c of s.chunks) samples += rawChunkSamples(c);
     this.metrics.queriedSeries.observe(out.length);
     this.metrics.queriedSamples.observe(samples);
     return out;

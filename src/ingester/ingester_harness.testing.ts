@@ -20,6 +20,7 @@ import { TransportIngesterClient, type PushBatch } from './client.js';
 import { Ingester, type IngesterConfig } from './ingester.js';
 import type { TenantLimits } from './tenant_dbs.js';
 import type { MetadataLimits } from './metadata_store.js';
+import { ValueType, XorIterator, type RawChunk, type SeriesChunks } from '../tsdb/index.js';
 
 export const HOUR = 3_600_000;
 export const INGESTER_ADDR = 'ingester-1:9095';
@@ -189,16 +190,31 @@ export function batch(...s: PlainSeries[]): PushBatch {
   return { data, seriesIndexes: data.series.map((_, i) => i), metadata: [] };
 }
 
-/** A query result as `labels t=v ...` lines. */
+/**
+ * A query result as `labels t=v ...` lines: each series' chunks decoded, every timestamp
+ * once, within [mint, maxt] (the chunks a query answers with may reach outside its window).
+ */
 export function lines(
-  result: readonly {
-    labels: { toString(): string };
-    timestamps: Float64Array;
-    values: Float64Array;
-  }[],
+  result: readonly SeriesChunks[],
+  mint = -Infinity,
+  maxt = Infinity,
 ): string[] {
   return result.map(
-    (s) =>
-      `${s.labels.toString()} ${[...s.timestamps].map((t, i) => `${t}=${s.values[i]}`).join(' ')}`,
+    (s) => `${s.labels.toString()} ${decodeChunks(s.chunks, mint, maxt).join(' ')}`,
   );
+}
+
+/** `t=v` of every sample in `chunks` within [mint, maxt], by time, each timestamp once. */
+export function decodeChunks(chunks: readonly RawChunk[], mint: number, maxt: number): string[] {
+  const byTime = new Map<number, number>();
+  for (const c of chunks) {
+    const it = new XorIterator(c.data);
+    while (it.next() !== ValueType.None) {
+      const t = it.atT();
+      if (t >= mint && t <= maxt && !byTime.has(t)) byTime.set(t, it.atF());
+    }
+    const err = it.err();
+    if (err !== null) throw err;
+  }
+  return [...byTime].sort((a, b) => a[0] - b[0]).map(([t, v]) => `${t}=${v}`);
 }

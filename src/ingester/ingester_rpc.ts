@@ -24,6 +24,7 @@ import type { Ingester } from './ingester.js';
 import type { PushSeries, PushSource } from './push_types.js';
 import type { PushBatch } from './client.js';
 import { jsonRequest, numberField, rpcTenant } from './rpc_request.js';
+import { encodeSeriesChunks } from './wire_chunks.js';
 import {
   INGESTER_ALL_USER_STATS,
   INGESTER_LABEL_NAMES,
@@ -35,7 +36,6 @@ import {
   INGESTER_USER_STATS,
   PUSH_SOURCE_HEADER,
   encodeSeriesLabels,
-  encodeSeriesSamples,
   fromWireMatchers,
   type WireTenantStats,
   type WireUserStats,
@@ -95,7 +95,7 @@ export function registerIngesterRpc(
   transport.handle(INGESTER_QUERY_STREAM, async (req, signal) => {
     const { tenant, start, end, matchers } = seriesRequest(req);
     const series = await ingester.queryStream(tenant, start, end, matchers, signal);
-    return { body: encodeSeriesSamples(series), contentType: PROTOBUF_CONTENT_TYPE };
+    return { body: encodeSeriesChunks(series), contentType: PROTOBUF_CONTENT_TYPE };
   });
 
   transport.handle(INGESTER_METRICS_FOR_LABEL_MATCHERS, async (req, signal) => {

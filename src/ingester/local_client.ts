@@ -7,11 +7,12 @@ import type { PushSource } from './push_types.js';
 import type { IngesterCallOptions, IngesterClient, PushBatch } from './client.js';
 import type { Ingester } from './ingester.js';
 import { pushBatch } from './ingester_rpc.js';
+import type { SeriesChunks } from '../tsdb/index.js';
+import { fromWireMatchers } from './wire.js';
 import type {
   LabelNamesRequest,
   LabelValuesRequest,
   QueryRequest,
-  SeriesSamples,
   WireTenantStats,
   WireUserStats,
 } from './wire.js';
@@ -41,7 +42,18 @@ export class LocalFirstIngesterClient implements IngesterClient {
     tenant: string,
     req: QueryRequest,
     opts?: IngesterCallOptions,
-  ): Promise<SeriesSamples[]> {
+  ): Promise<SeriesChunks[]> {
+    // The own ingester's chunks are handed over as they are: completed chunks never change
+    // and the open one is a snapshot, so no encoding, copy or decoding is needed.
+    const ingester = this.local();
+    if (ingester !== undefined && ingester.ringAddress === addr)
+      return ingester.queryStream(
+        tenant,
+        req.start,
+        req.end,
+        fromWireMatchers(req.matchers),
+        opts?.signal,
+      );
     return this.remote.queryStream(addr, tenant, req, opts);
   }
 

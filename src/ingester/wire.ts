@@ -136,7 +136,7 @@ export function encodeSeriesSamples(series: readonly SeriesSamples[]): Uint8Arra
 }
 
 /** Writes `str` as UTF-8 at `pos` (room reserved) and returns its length; ASCII is copied as is. */
-function writeUtf8(out: Uint8Array, pos: number, str: string): number {
+export function writeUtf8(out: Uint8Array, pos: number, str: string): number {
   const n = str.length;
   for (let i = 0; i < n; i++) {
     const c = str.charCodeAt(i);

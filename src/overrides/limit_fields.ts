@@ -40,6 +40,8 @@ const LIMIT_KINDS: Readonly<Record<LimitName, LimitKind>> = {
   compactor_blocks_retention_period: 'duration',
   compactor_tenant_shard_size: 'count',
   max_fetched_series_per_query: 'count',
+  max_fetched_chunk_bytes_per_query: 'count',
+  max_fetched_data_bytes_per_query: 'count',
   max_cache_freshness: 'duration',
   max_queriers_per_tenant: 'count',
   max_outstanding_requests_per_tenant: 'count',

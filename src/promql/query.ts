@@ -9,7 +9,11 @@ import type { QueryValue } from './value.js';
 export interface EngineOptions {
   /** How far back an instant selector looks for a sample, ms (Prometheus default 5m). */
   readonly lookbackDelta: number;
-  /** Maximum samples a query may hold in memory at once (Prometheus -query.max-samples, 50e6). */
+  /**
+   * Maximum samples a query may hold in memory at once (Prometheus -query.max-samples, 50e6
+   * there; 10e6 here, what a default Node heap holds at about half: docs/querier.md
+   * "Memory bounds").
+   */
   readonly maxSamples: number;
   /** Query timeout in ms (Prometheus -query.timeout, 2m); 0 disables. */
   readonly timeout: number;
@@ -29,7 +33,7 @@ export interface EngineOptions {
 
 export const DEFAULT_ENGINE_OPTIONS: EngineOptions = {
   lookbackDelta: 5 * 60 * 1000,
-  maxSamples: 50_000_000,
+  maxSamples: 10_000_000,
   timeout: 2 * 60 * 1000,
   noStepSubqueryIntervalFn: () => 60 * 1000,
   enableExperimentalFunctions: true,

@@ -42,6 +42,20 @@ export interface SelectHints {
   readonly limit?: number;
   /** Aborts when the query is cancelled or times out: remote storage stops its calls. */
   readonly signal?: AbortSignal;
+  /**
+   * Told the bytes of every answer a remote storage fetched for this select, each replica's
+   * or store copy separately (the per-query byte limits count them); may throw to stop it.
+   */
+  readonly fetched?: FetchedBytesSink;
+}
+
+/**
+ * Receives what the fetching layers fetched: `chunkBytes` are the samples' encoded size,
+ * `dataBytes` the whole answer's (labels and chunks). Storage that fetches nothing remote
+ * (in-memory, one tenant's TSDB) never calls it.
+ */
+export interface FetchedBytesSink {
+  addFetched(chunkBytes: number, dataBytes: number): void;
 }
 
 /** Reads a fixed time range [mint, maxt] (inclusive, ms). */

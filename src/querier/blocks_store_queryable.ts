@@ -12,7 +12,7 @@
  */
 import { compareGoStrings, type Matcher } from '../model/index.js';
 import { toWireMatchers } from '../ingester/index.js';
-import { QueryExecutionError, StorageError } from '../promql/index.js';
+import { QueryExecutionError, StorageError, type FetchedBytesSink } from '../promql/index.js';
 import { AbortError, RpcError, isAbortError, type Clock, type Logger } from '../runtime/index.js';
 import { HttpError } from '../server/index.js';
 import {
@@ -26,6 +26,7 @@ import type { BlocksFinder } from './blocks_finder.js';
 import type { BlocksStoreClient } from './blocks_store_client.js';
 import type { BlocksStoreSet } from './blocks_store_set.js';
 import { mergeStoreSeries } from './chunk_series.js';
+import { countStoreAnswer } from './fetched_bytes.js';
 import type { BlocksQuerierMetrics } from './metrics.js';
 
 export interface BlocksStoreQueryableConfig {
@@ -78,14 +79,19 @@ export class BlocksStoreQueryable {
   /**
    * The tenant's series matching `matchers` from blocks overlapping [start, end], one per
    * label set (with the chunks of every block and copy holding it), sorted by labels.
-   * `skipChunks` asks for labels only (the series API).
+   * `skipChunks` asks for labels only (the series API); `fetched` is told each answer's
+   * size, every store-gateway's and every attempt's (byte limits).
    */
   async series(
     tenant: string,
     matchers: readonly Matcher[],
     start: number,
     end: number,
-    opts: { readonly skipChunks?: boolean; readonly signal?: AbortSignal } = {},
+    opts: {
+      readonly skipChunks?: boolean;
+      readonly signal?: AbortSignal;
+      readonly fetched?: FetchedBytesSink | undefined;
+    } = {},
   ): Promise<StoreSeries[]> {
     const wire = toWireMatchers(matchers);
     const answers = await this.queryWithConsistencyCheck(
@@ -106,6 +112,7 @@ export class BlocksStoreQueryable {
         return { result: res.series, queriedBlocks: res.queriedBlocks };
       },
     );
+    for (const answer of answers) countStoreAnswer(opts.fetched, answer);
     return mergeStoreSeries(answers);
   }
 

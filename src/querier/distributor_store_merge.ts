@@ -91,26 +91,27 @@ export class DistributorStoreQuerier implements StorageQuerier {
     const start = hints !== undefined ? hints.start : this.mint;
     const end = hints !== undefined ? hints.end : this.maxt;
     const limit = hints?.limit !== undefined && hints.limit > 0 ? hints.limit : 0;
+    const fetched = hints?.fetched;
     const { tenant } = this;
     let merged: StorageSeries[];
     if (hints?.func === 'series') {
       // Labels only: the store skips chunks; the ingesters answer for the querier's whole
       // range as the ingester-only path does.
       const [fromStore, fromIngesters] = await both(signal, (s) => [
-        this.store.series(tenant, matchers, start, end, { skipChunks: true, signal: s }),
-        this.ingesters.seriesLabels(tenant, matchers, this.mint, this.maxt, s),
+        this.store.series(tenant, matchers, start, end, { skipChunks: true, signal: s, fetched }),
+        this.ingesters.seriesLabels(tenant, matchers, this.mint, this.maxt, s, fetched),
       ]);
       merged = sortedUniqueLabels([fromStore.map((x) => x.labels), fromIngesters]).map(
         labelsOnlySeries,
       );
     } else {
       const [fromStore, fromIngesters] = await both(signal, (s) => [
-        this.store.series(tenant, matchers, start, end, { signal: s }),
-        this.ingesters.select(tenant, matchers, start, end, s),
+        this.store.series(tenant, matchers, start, end, { signal: s, fetched }),
+        this.ingesters.select(tenant, matchers, start, end, s, fetched),
       ]);
       merged = mergeStorageSeries([
         fromStore.map((x) => storeSeriesToStorageSeries(x, start, end)),
-        fromIngesters.map(toStorageSeries),
+        fromIngesters,
       ]);
     }
     return limit > 0 && merged.length > limit ? merged.slice(0, limit) : merged;

@@ -16,6 +16,7 @@ import {
 } from '../ingester/index.js';
 import type { MetricMetadata } from '../distributor/index.js';
 import { RpcError } from '../runtime/index.js';
+import { rawChunksFromSamples, type SeriesChunks } from '../tsdb/index.js';
 
 export interface FakeIngester {
   readonly series: Map<string, SeriesSamples[]>;
@@ -91,10 +92,10 @@ export class FakeIngesterClient implements IngesterClient {
     tenant: string,
     req: QueryRequest,
     opts?: { signal?: AbortSignal },
-  ): Promise<SeriesSamples[]> {
+  ): Promise<SeriesChunks[]> {
     return this.answer('queryStream', addr, tenant, req, opts?.signal, (ing) => {
       const matchers = fromWireMatchers(req.matchers);
-      const out: SeriesSamples[] = [];
+      const out: SeriesChunks[] = [];
       for (const s of ing.series.get(tenant) ?? []) {
         if (!matchesAll(s.labels, matchers)) continue;
         const keep: number[] = [];
@@ -102,11 +103,12 @@ export class FakeIngesterClient implements IngesterClient {
           if (t >= req.start && t <= req.end) keep.push(i);
         });
         if (keep.length === 0) continue;
-        out.push({
-          labels: s.labels,
-          timestamps: Float64Array.from(keep.map((i) => s.timestamps[i] as number)),
-          values: Float64Array.from(keep.map((i) => s.values[i] as number)),
-        });
+        // The samples in range as XOR chunks, as an ingester's head holds them.
+        const chunks = rawChunksFromSamples(
+          keep.map((i) => s.timestamps[i] as number),
+          keep.map((i) => s.values[i] as number),
+        );
+        out.push({ labels: s.labels, chunks });
       }
       return out;
     });

@@ -88,7 +88,7 @@ export {
   type IngesterQueryableConfig,
   type IngesterQueryableDeps,
 } from './ingester_queryable.js';
-export { SeriesSamplesIterator, mergeSamples, mergeSeriesSets, toStorageSeries } from './merge.js';
+export { SeriesSamplesIterator, mergeIngesterAnswers, toStorageSeries } from './merge.js';
 export { BlocksQuerierMetrics, BucketIndexLoaderMetrics, QuerierMetrics } from './metrics.js';
 export {
   DEFAULT_QUERIER_BLOCKS_CONFIG,

@@ -11,6 +11,7 @@ import { Labels, compareGoStrings, type Matcher } from '../model/index.js';
 import { toWireMatchers, type IngesterClient, type SeriesSamples } from '../ingester/index.js';
 import {
   StorageError,
+  type FetchedBytesSink,
   type Querier as StorageQuerier,
   type Queryable,
   type SelectHints,
@@ -18,7 +19,8 @@ import {
 } from '../promql/index.js';
 import { READ, type ReadRing, type RingInstance } from '../ring/index.js';
 import { isAbortError, type Clock, type Logger } from '../runtime/index.js';
-import { mergeSeriesSets, toStorageSeries } from './merge.js';
+import { countIngesterAnswer, countLabelsAnswer } from './fetched_bytes.js';
+import { mergeIngesterAnswers, toStorageSeries } from './merge.js';
 import type { QuerierMetrics } from './metrics.js';
 import { doReplicationSet } from './replication_set.js';
 
@@ -60,8 +62,10 @@ export class IngesterQueryable {
   }
 
   /**
-   * Merged, de-duplicated series of `tenant` matching `matchers` with samples in
-   * [start, end], sorted by labels; the start is clamped to query_ingesters_within.
+   * Merged series of `tenant` matching `matchers` with chunks overlapping [start, end],
+   * sorted by labels, their samples decoded lazily within the window and each timestamp
+   * once; the start is clamped to query_ingesters_within.
+   * `fetched` is told each ingester's answer size, replicas each counted (byte limits).
    */
   async select(
     tenant: string,
@@ -69,7 +73,8 @@ export class IngesterQueryable {
     start: number,
     end: number,
     signal?: AbortSignal,
-  ): Promise<SeriesSamples[]> {
+    fetched?: FetchedBytesSink,
+  ): Promise<StorageSeries[]> {
     if (!this.shouldQueryIngesters(end)) return [];
     let from = start;
     if (this.config.queryIngestersWithinMs > 0) {
@@ -83,7 +88,8 @@ export class IngesterQueryable {
         this.deps.client.queryStream(inst.addr, tenant, req, this.callOptions(callSignal)),
       signal,
     );
-    return mergeSeriesSets(answers, this.config.skipReplicaDedup === true);
+    for (const answer of answers) countIngesterAnswer(fetched, answer);
+    return mergeIngesterAnswers(answers, from, end, this.config.skipReplicaDedup === true);
   }
 
   /**
@@ -97,6 +103,7 @@ export class IngesterQueryable {
     start: number,
     end: number,
     signal?: AbortSignal,
+    fetched?: FetchedBytesSink,
   ): Promise<Labels[]> {
     if (!this.shouldQueryIngesters(end)) return [];
     const req = { start, end, matchers: toWireMatchers(matchers) };
@@ -106,6 +113,7 @@ export class IngesterQueryable {
         this.deps.client.seriesLabels(inst.addr, tenant, req, this.callOptions(callSignal)),
       signal,
     );
+    for (const answer of answers) countLabelsAnswer(fetched, answer);
     const all = answers.flat().sort((a, b) => Labels.compare(a, b));
     return all.filter((l, i) => i === 0 || !l.equals(all[i - 1] as Labels));
   }
@@ -264,13 +272,21 @@ class IngesterQuerier implements StorageQuerier {
         this.mint,
         this.maxt,
         signal,
+        hints.fetched,
       );
       return labels.slice(0, limit(labels.length)).map((l) => toStorageSeries(labelsOnly(l)));
     }
     const start = hints !== undefined ? hints.start : this.mint;
     const end = hints !== undefined ? hints.end : this.maxt;
-    const series = await this.source.select(this.tenant, matchers, start, end, signal);
-    return series.slice(0, limit(series.length)).map(toStorageSeries);
+    const series = await this.source.select(
+      this.tenant,
+      matchers,
+      start,
+      end,
+      signal,
+      hints?.fetched,
+    );
+    return series.slice(0, limit(series.length));
   }
 
   labelNames(matchers: readonly Matcher[]): Promise<string[]> {

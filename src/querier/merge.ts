@@ -1,11 +1,17 @@
 /**
  * Merging what the ingesters of a replication set returned: the same series comes back from
- * every replica that holds it, each with the samples that replica accepted. Series are
- * grouped by labels, their samples merged in time order with replicated samples (same
- * timestamp) kept once, and the result sorted by labels as the storage interface promises.
+ * every replica that holds it, each with the chunks that replica holds. Series are grouped
+ * by labels and sorted as the storage interface promises; replicated samples (same
+ * timestamp) are kept once when the chunks are walked.
  */
 import { Labels } from '../model/index.js';
 import type { SeriesSamples } from '../ingester/index.js';
+import type { SeriesChunks } from '../tsdb/index.js';
+import {
+  mergeStoreSeries,
+  storeChunksIterator,
+  storeSeriesToStorageSeries,
+} from './chunk_series.js';
 import {
   SAMPLE_FLOAT,
   SAMPLE_NONE,
@@ -14,86 +20,50 @@ import {
 } from '../promql/index.js';
 
 /**
- * Merges the answers of several ingesters (earlier answers win when two replicas disagree on
- * a value at the same timestamp, so callers pass them in a fixed order). `keepReplicas` is
- * the simulator's deliberately broken read (its mutation canary `skip_read_dedup`): every
+ * The answers of several ingesters (chunk series, each answer sorted by labels) as one
+ * StorageSeries per label set, sorted by labels, decoded lazily within [mint, maxt]. Every
+ * replica's chunks of a series go to the one series; walking them keeps each timestamp once
+ * (chunk lanes, the same merge as the store-gateway's block copies). `keepReplicas` is the
+ * simulator's deliberately broken read (its mutation canary `skip_read_dedup`): every
  * replica's copy of a sample is kept.
  */
-export function mergeSeriesSets(
-  answers: readonly (readonly SeriesSamples[])[],
+export function mergeIngesterAnswers(
+  answers: readonly (readonly SeriesChunks[])[],
+  mint: number,
+  maxt: number,
   keepReplicas = false,
-): SeriesSamples[] {
-  const all: { series: SeriesSamples; source: number }[] = [];
-  answers.forEach((list, source) => {
-    for (const series of list) all.push({ series, source });
-  });
-  all.sort((a, b) => Labels.compare(a.series.labels, b.series.labels) || a.source - b.source);
-  const out: SeriesSamples[] = [];
-  let i = 0;
-  while (i < all.length) {
-    const first = (all[i] as (typeof all)[number]).series;
-    const group: SeriesSamples[] = [first];
-    i++;
-    while (i < all.length && (all[i] as (typeof all)[number]).series.labels.equals(first.labels)) {
-      group.push((all[i] as (typeof all)[number]).series);
-      i++;
-    }
-    out.push(
-      group.length === 1 ? first : keepReplicas ? concatSamples(group) : mergeSamples(group),
-    );
-  }
-  return out;
+): StorageSeries[] {
+  if (keepReplicas) return replicaCopies(answers, mint, maxt);
+  return mergeStoreSeries(answers).map((s) => storeSeriesToStorageSeries(s, mint, maxt));
 }
 
-/** One series from several replicas without de-duplication: every copy, by timestamp. */
-function concatSamples(group: readonly SeriesSamples[]): SeriesSamples {
-  const points = group.flatMap((s) => [...s.timestamps].map((t, i) => [t, s.values[i] as number]));
-  points.sort((a, b) => (a[0] as number) - (b[0] as number));
-  return {
-    labels: (group[0] as SeriesSamples).labels,
-    timestamps: Float64Array.from(points, (p) => p[0] as number),
-    values: Float64Array.from(points, (p) => p[1] as number),
-  };
-}
-
-/** One series from several replicas: timestamps ascending, each timestamp once. */
-export function mergeSamples(group: readonly SeriesSamples[]): SeriesSamples {
-  const first = group[0];
-  if (first === undefined) throw new RangeError('mergeSamples needs at least one series');
-  let total = 0;
-  for (const s of group) total += s.timestamps.length;
-  const ts = new Float64Array(total);
-  const vs = new Float64Array(total);
-  const pos = new Int32Array(group.length);
-  let n = 0;
-  for (;;) {
-    // The replica with the smallest next timestamp; ties go to the earliest replica.
-    let best = -1;
-    let bestT = Infinity;
-    for (let r = 0; r < group.length; r++) {
-      const s = group[r] as SeriesSamples;
-      const p = pos[r] as number;
-      if (p < s.timestamps.length && (s.timestamps[p] as number) < bestT) {
-        best = r;
-        bestT = s.timestamps[p] as number;
-      }
+/** Every replica's samples of each series, copies kept, in time order (the canary). */
+function replicaCopies(
+  answers: readonly (readonly SeriesChunks[])[],
+  mint: number,
+  maxt: number,
+): StorageSeries[] {
+  const byLabels = new Map<string, { labels: Labels; points: [number, number][] }>();
+  for (const answer of answers)
+    for (const s of answer) {
+      const key = s.labels.toString();
+      let entry = byLabels.get(key);
+      if (entry === undefined) byLabels.set(key, (entry = { labels: s.labels, points: [] }));
+      const it = storeChunksIterator(s.chunks, mint, maxt);
+      while (it.next() === SAMPLE_FLOAT) entry.points.push([it.atT(), it.atF()]);
+      const err = it.err();
+      if (err !== null) throw err;
     }
-    if (best < 0) break;
-    const s = group[best] as SeriesSamples;
-    ts[n] = bestT;
-    vs[n] = s.values[pos[best] as number] as number;
-    n++;
-    // Skip this timestamp in every replica: replicated samples are one sample.
-    for (let r = 0; r < group.length; r++) {
-      const other = group[r] as SeriesSamples;
-      while (
-        (pos[r] as number) < other.timestamps.length &&
-        (other.timestamps[pos[r] as number] as number) <= bestT
-      )
-        pos[r] = (pos[r] as number) + 1;
-    }
-  }
-  return { labels: first.labels, timestamps: ts.slice(0, n), values: vs.slice(0, n) };
+  return [...byLabels.values()]
+    .sort((a, b) => Labels.compare(a.labels, b.labels))
+    .map(({ labels, points }) => {
+      points.sort((a, b) => a[0] - b[0]);
+      return toStorageSeries({
+        labels,
+        timestamps: Float64Array.from(points, (p) => p[0]),
+        values: Float64Array.from(points, (p) => p[1]),
+      });
+    });
 }
 
 /** Walks a merged series' arrays (the storage engine's iterator protocol). */

@@ -12,7 +12,7 @@ import type { BuildInfo, Engines } from '../api/index.js';
 import type { IngesterClient, SeriesSamples } from '../ingester/index.js';
 import type { Matcher } from '../model/index.js';
 import { Engine } from '../promql/engine/index.js';
-import { SAMPLE_FLOAT, type Queryable } from '../promql/index.js';
+import { SAMPLE_FLOAT, type Queryable, type StorageSeries } from '../promql/index.js';
 import { VectorEngine } from '../promql/vector/index.js';
 import type { ReadRing } from '../ring/index.js';
 import type { Clock, Logger, MetricsRegistry, Transport } from '../runtime/index.js';
@@ -29,7 +29,7 @@ import { DistributorStoreQueryable } from './distributor_store_merge.js';
 import { IngesterQueryable } from './ingester_queryable.js';
 import { BlocksQuerierMetrics, QuerierMetrics } from './metrics.js';
 import { registerQuerierRpcs } from './querier_rpc.js';
-import { limitedQueryable } from './query_limiter.js';
+import { limitedQueryable, type QueryLimits } from './query_limiter.js';
 import { shardingQueryable } from './query_shard.js';
 import { collectUserStats, type UserStats } from './user_stats.js';
 
@@ -90,8 +90,11 @@ export interface QuerierDeps {
   buildInfo: BuildInfo;
   /** The blocks path; without it the querier reads the ingesters only. */
   blocks?: QuerierBlocksDeps;
-  /** `max_fetched_series_per_query` of a tenant (0 = no limit; the default without it). */
-  maxFetchedSeriesPerQuery?: (tenant: string) => number;
+  /**
+   * A tenant's `max_fetched_series_per_query`, `max_fetched_chunk_bytes_per_query` and
+   * `max_fetched_data_bytes_per_query` (0 = no limit; no limits without it).
+   */
+  queryLimits?: (tenant: string) => QueryLimits;
 }
 
 export class Querier extends BasicService {
@@ -183,9 +186,10 @@ export class Querier extends BasicService {
    */
   queryable(tenant: string, signal?: AbortSignal): Queryable {
     const storage = shardingQueryable((this.merged ?? this.ingesters).forTenant(tenant, signal));
-    const maxSeries = this.deps.maxFetchedSeriesPerQuery;
-    // Outside the shard filter: a shard sub-query counts the series of its shard.
-    return maxSeries === undefined ? storage : limitedQueryable(storage, () => maxSeries(tenant));
+    const limits = this.deps.queryLimits;
+    // Outside the shard filter: a shard sub-query counts the series of its shard (its
+    // bytes are what was fetched for it, other shards' series included, as in Cortex).
+    return limits === undefined ? storage : limitedQueryable(storage, () => limits(tenant));
   }
 
   /**
@@ -200,26 +204,10 @@ export class Querier extends BasicService {
     signal?: AbortSignal,
   ): Promise<SeriesSamples[]> {
     if (this.merged === undefined)
-      return this.ingesters.select(tenant, matchers, start, end, signal);
+      return toSamples(await this.ingesters.select(tenant, matchers, start, end, signal));
     const q = await this.queryable(tenant, signal).querier(start, end);
     try {
-      const series = await q.select(matchers, { start, end, ...(signal ? { signal } : {}) });
-      return series.map((s) => {
-        const ts: number[] = [];
-        const vs: number[] = [];
-        const it = s.iterator();
-        while (it.next() === SAMPLE_FLOAT) {
-          ts.push(it.atT());
-          vs.push(it.atF());
-        }
-        const err = it.err();
-        if (err !== null) throw err;
-        return {
-          labels: s.labels,
-          timestamps: Float64Array.from(ts),
-          values: Float64Array.from(vs),
-        };
-      });
+      return toSamples(await q.select(matchers, { start, end, ...(signal ? { signal } : {}) }));
     } finally {
       await q.close();
     }
@@ -232,4 +220,27 @@ export class Querier extends BasicService {
       signal,
     );
   }
+}
+
+/** Series decoded into arrays; series without a sample (a chunk only touched the window) left out. */
+function toSamples(series: readonly StorageSeries[]): SeriesSamples[] {
+  const out: SeriesSamples[] = [];
+  for (const s of series) {
+    const ts: number[] = [];
+    const vs: number[] = [];
+    const it = s.iterator();
+    while (it.next() === SAMPLE_FLOAT) {
+      ts.push(it.atT());
+      vs.push(it.atF());
+    }
+    const err = it.err();
+    if (err !== null) throw err;
+    if (ts.length > 0)
+      out.push({
+        labels: s.labels,
+        timestamps: Float64Array.from(ts),
+        values: Float64Array.from(vs),
+      });
+  }
+  return out;
 }

@@ -8,7 +8,7 @@ import {
   INGESTER_QUERY_STREAM,
   TENANT_RPC_HEADER,
   TransportIngesterClient,
-  encodeSeriesSamples,
+  encodeSeriesChunks,
   type QueryRequest,
 } from '../ingester/index.js';
 import { SAMPLE_FLOAT } from '../promql/index.js';
@@ -44,7 +44,7 @@ async function cluster() {
     transport.handle(INGESTER_QUERY_STREAM, async (req) => {
       const tenant = req.headers?.[TENANT_RPC_HEADER] ?? '';
       const series = await store.queryStream(addr, tenant, parseJsonBody<QueryRequest>(req));
-      return { body: encodeSeriesSamples(series), contentType: 'application/octet-stream' };
+      return { body: encodeSeriesChunks(series), contentType: 'application/octet-stream' };
     });
     await transport.listen();
     ingesters[addr] = {

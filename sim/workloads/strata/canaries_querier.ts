@@ -3,7 +3,7 @@
  * built from outside the product by wrapping the querier node's Transport: the real querier
  * runs untouched underneath (its ring, its replication-set fan-out, its merge).
  */
-import { INGESTER_QUERY_STREAM, encodeSeriesSamples } from '../../../src/ingester/index.js';
+import { INGESTER_QUERY_STREAM, encodeSeriesChunks } from '../../../src/ingester/index.js';
 import type {
   CallOptions,
   RpcHandler,
@@ -54,6 +54,6 @@ export class IgnoreIngesterTransport extends ForwardingTransport {
   override async call(address: string, req: RpcRequest, opts?: CallOptions): Promise<RpcResponse> {
     const res = await this.inner.call(address, req, opts);
     if (address !== this.ignored || req.method !== INGESTER_QUERY_STREAM) return res;
-    return { ...res, body: encodeSeriesSamples([]) };
+    return { ...res, body: encodeSeriesChunks([]) };
   }
 }

@@ -6,7 +6,7 @@
 
 import { compareGoStrings, type Matcher } from '../../model/index.js';
 import type { FileSystem } from '../../runtime/index.js';
-import type { Chunk } from '../chunkenc/index.js';
+import { Encoding, ValueType, XorChunk, type Chunk, type RawChunk } from '../chunkenc/index.js';
 import {
   IndexReader,
   openFileSource,
@@ -21,10 +21,10 @@ import {
   ReadAheadSegmentSource,
   type SegmentByteSource,
 } from './chunk_reader.js';
-import { isSubrange } from './intervals.js';
+import { isDeleted, isSubrange, type Interval } from './intervals.js';
 import { readBlockMeta, type BlockMeta } from './meta.js';
 import { readTombstones, type Tombstones } from './tombstones.js';
-import { ChunkSeriesIterator, type BlockSeries } from './series_set.js';
+import { ChunkSeriesIterator, type BlockSeries, type SeriesChunks } from './series_set.js';
 
 export interface BlockReaderDeps {
   fs: FileSystem;
@@ -143,6 +143,44 @@ export class BlockReader {
     }
   }
 
+  /**
+   * The chunks of the series matching every matcher overlapping [mint, maxt], sorted by
+   * labels, encoded as stored (chunk-streaming reads). A chunk partly covered by tombstones
+   * is re-encoded without its deleted samples; a wholly deleted one is left out.
+   */
+  async *selectChunks(
+    matchers: readonly Matcher[],
+    mint: number,
+    maxt: number,
+  ): AsyncGenerator<SeriesChunks> {
+    this.checkOpen();
+    const refs = await postingsForMatchers(this.index, matchers);
+    for (const ref of refs) {
+      const entry = await this.index.series(ref);
+      const deleted = this.tombstones.get(ref);
+      const chunks: RawChunk[] = [];
+      for (const m of entry.chunks) {
+        if (m.maxTime < mint || m.minTime > maxt) continue;
+        if (deleted.length > 0 && isSubrange({ mint: m.minTime, maxt: m.maxTime }, deleted)) {
+          continue;
+        }
+        const chunk = await this.chunkReader.chunk(m.ref);
+        const raw = {
+          minTime: m.minTime,
+          maxTime: m.maxTime,
+          encoding: chunk.encoding(),
+          data: chunk.bytes(),
+        };
+        if (deleted.length === 0) chunks.push(raw);
+        else {
+          const kept = withoutDeleted(chunk, deleted);
+          if (kept !== null) chunks.push(kept);
+        }
+      }
+      if (chunks.length > 0) yield { labels: entry.labels, chunks };
+    }
+  }
+
   /** The index's symbol table in its (sorted) order, decoded one symbol at a time. */
   symbols(): Generator<string> {
     this.checkOpen();
@@ -182,4 +220,25 @@ export class BlockReader {
   private checkOpen(): void {
     if (this.closed) throw new Error(`block ${this.meta.ulid} is closed`);
   }
+}
+
+/** `chunk` re-encoded without the samples in `deleted`; null when none is left. */
+function withoutDeleted(chunk: Chunk, deleted: readonly Interval[]): RawChunk | null {
+  const out = new XorChunk();
+  const app = out.appender();
+  const it = chunk.iterator();
+  let minTime = 0;
+  let maxTime = 0;
+  let n = 0;
+  while (it.next() !== ValueType.None) {
+    const t = it.atT();
+    if (isDeleted(deleted, t)) continue;
+    if (n === 0) minTime = t;
+    maxTime = t;
+    app.append(t, it.atF());
+    n++;
+  }
+  const err = it.err();
+  if (err !== null) throw err;
+  return n === 0 ? null : { minTime, maxTime, encoding: Encoding.XOR, data: out.bytes() };
 }

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { Labels, Matcher, compareGoStrings } from '../../model/index.js';
 import { createSeededRandom } from '../../runtime/index.js';
 import { ManualClock } from '../../runtime/testing/index.js';
-import { ValueType } from '../chunkenc/index.js';
+import { ValueType, chunkFromData } from '../chunkenc/index.js';
 import { uvarintSize } from '../encoding/index.js';
 import { IndexReader, bytesSource, seriesEntryLength } from '../index/index.js';
 import { DiskFileSystem } from '../../../sim/testing/index.js';
@@ -371,6 +371,18 @@ describe('BlockReader', () => {
       `{__name__="up", instance="a", job="api"} 0 ${bitsOf(1)}`,
       `{__name__="up", instance="a", job="api"} 30 ${bitsOf(1)}`,
     ]);
+    // The chunk-streaming read re-encodes the partly deleted chunk without its deleted
+    // samples and leaves the wholly deleted series out.
+    const streamed: string[] = [];
+    for await (const s of reader.selectChunks([Matcher.equal('__name__', 'up')], 0, 1000)) {
+      for (const c of s.chunks) {
+        const it = chunkFromData(c.encoding, c.data).iterator();
+        while (it.next() !== ValueType.None)
+          streamed.push(`${s.labels.toString()} ${it.atT()} ${bitsOf(it.atF())}`);
+        expect([c.minTime, c.maxTime]).toEqual([0, 30]);
+      }
+    }
+    expect(streamed).toEqual(got);
     await reader.close();
   });
 

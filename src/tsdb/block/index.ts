@@ -116,5 +116,10 @@ export {
   type BlockParts,
   type BlockReaderDeps,
 } from './block_reader.js';
-export { ChunkSeriesIterator, type BlockSeries, type SeriesSampleIterator } from './series_set.js';
+export {
+  ChunkSeriesIterator,
+  type BlockSeries,
+  type SeriesChunks,
+  type SeriesSampleIterator,
+} from './series_set.js';
 export { MergedSampleIterator, type DroppedSampleObserver } from './merge_iterator.js';

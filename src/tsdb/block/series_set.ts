@@ -5,7 +5,7 @@
 // handed out.
 
 import type { Labels } from '../../model/index.js';
-import { ValueType, type Chunk, type ChunkIterator } from '../chunkenc/index.js';
+import { ValueType, type Chunk, type ChunkIterator, type RawChunk } from '../chunkenc/index.js';
 import type { ChunkMeta } from '../index/index.js';
 import { isDeleted, type Interval } from './intervals.js';
 
@@ -18,6 +18,12 @@ export interface BlockSeries {
   readonly chunks: readonly ChunkMeta[];
   /** A fresh iterator over the samples in the queried range that are not deleted. */
   iterator(): SeriesSampleIterator;
+}
+
+/** A series with its encoded chunks (any order, overlaps allowed), as chunk-streaming reads return it. */
+export interface SeriesChunks {
+  readonly labels: Labels;
+  readonly chunks: readonly RawChunk[];
 }
 
 /** Walks a series' samples in time order (Prometheus chunkenc.Iterator over a whole series). */

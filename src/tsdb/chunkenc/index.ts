@@ -26,6 +26,7 @@ export {
   type SeriesChunkState,
 } from './cut.js';
 export { Encoding, encodingName, isValidEncoding, ValueType } from './encoding.js';
+export { rawChunkSamples, rawChunksFromSamples, type RawChunk } from './raw_chunk.js';
 export {
   MAX_BYTES_PER_XOR_CHUNK,
   MAX_XOR_SAMPLE_BYTES,

@@ -24,6 +24,7 @@ import {
   writeBlock,
   type BlockMeta,
   type BlockSeriesInput,
+  type SeriesChunks,
 } from '../block/index.js';
 import { compactOOO, toBlockInput } from './ooo_compact.js';
 import { rangeForTimestamp } from '../chunkenc/index.js';
@@ -227,6 +228,11 @@ export class TSDB {
   /** Series matching every matcher with samples in [mint, maxt], merged across blocks and head. */
   select(matchers: readonly Matcher[], mint: number, maxt: number): Promise<DBSeries[]> {
     return this.querier(mint, maxt).select(matchers);
+  }
+
+  /** The encoded chunks of the matching series overlapping [mint, maxt] (chunk streaming). */
+  selectChunks(matchers: readonly Matcher[], mint: number, maxt: number): Promise<SeriesChunks[]> {
+    return this.querier(mint, maxt).selectChunks(matchers);
   }
 
   /**

@@ -17,6 +17,7 @@ import { DiskFileSystem } from '../../../sim/testing/index.js';
 import type { TSDB } from './index.js';
 import {
   appendAll,
+  chunkDump,
   dump,
   expectedDump,
   fromBits,
@@ -119,6 +120,8 @@ describe('out-of-order data in the database', () => {
           const before = await dump(db);
           const beforeRange = await dump(db, mint, maxt);
           expect(before).toEqual(expectedDump(all));
+          // The chunk-streaming read answers the same, in-order and out-of-order chunks merged.
+          expect(await chunkDump(db, mint, maxt)).toEqual(beforeRange);
           const hadOOO = db.head.oooMaxTime() !== EMPTY_HEAD_MAX_TIME;
 
           const { blocks, oooBlocks } = await db.compactHead();
@@ -133,6 +136,8 @@ describe('out-of-order data in the database', () => {
           expect(await wblSampleRecords(fs)).toBe(0);
           expect(await dump(db)).toEqual(before);
           expect(await dump(db, mint, maxt)).toEqual(beforeRange);
+          expect(await chunkDump(db, mint, maxt)).toEqual(beforeRange);
+          expect(await chunkDump(db)).toEqual(before);
           await db.close();
 
           const reopened = await openDB(fs, config);

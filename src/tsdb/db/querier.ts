@@ -6,6 +6,7 @@ import { compareGoStrings, Labels, type Matcher } from '../../model/index.js';
 import {
   MergedSampleIterator,
   type BlockReader,
+  type SeriesChunks,
   type SeriesSampleIterator,
 } from '../block/index.js';
 import type { Head } from '../head/index.js';
@@ -144,6 +145,35 @@ export class DBQuerier {
             },
       );
       i = j;
+    }
+    return out;
+  }
+
+  /**
+   * The chunks of the series matching every matcher overlapping the range, one entry per
+   * label set (every source's chunks: blocks in time order, then the head), sorted by labels.
+   * Chunks are passed on encoded and may overlap (a block and the head around a cut, or
+   * out-of-order data): readers keep each timestamp once.
+   */
+  async selectChunks(matchers: readonly Matcher[]): Promise<SeriesChunks[]> {
+    const all = await this.consistent(async (view) => {
+      const out: SeriesChunks[] = [];
+      for (const block of view.blocks)
+        for await (const s of block.selectChunks(matchers, this.mint, this.maxt)) out.push(s);
+      if (view.headMint !== undefined) {
+        const opts = { inOrderMint: view.headMint };
+        out.push(...(await this.head.selectChunks(matchers, this.mint, this.maxt, opts)));
+      }
+      return out;
+    });
+    // Stable: equal label sets keep source order, so chunks stay in time order per source.
+    all.sort((a, b) => Labels.compare(a.labels, b.labels));
+    const out: SeriesChunks[] = [];
+    for (const s of all) {
+      const last = out[out.length - 1];
+      if (last !== undefined && last.labels.equals(s.labels))
+        out[out.length - 1] = { labels: last.labels, chunks: [...last.chunks, ...s.chunks] };
+      else out.push(s);
     }
     return out;
   }

@@ -11,8 +11,15 @@ import type { ChunkCutOptions, ChunkCutRules } from '../chunkenc/index.js';
 import { DEFAULT_SAMPLES_PER_CHUNK } from '../chunkenc/index.js';
 import { postingsForMatchers, type PostingsSource } from '../index/index.js';
 import type { WAL } from '../wal/index.js';
+import type { SeriesChunks } from '../block/index.js';
 import { HeadAppender } from './head_append.js';
-import { selectOOOChunks, selectSeries, type HeadSeries, type SelectOptions } from './head_read.js';
+import {
+  selectOOOChunks,
+  selectSeries,
+  selectSeriesChunks,
+  type HeadSeries,
+  type SelectOptions,
+} from './head_read.js';
 import {
   openHead,
   type HeadReplayStats,
@@ -403,6 +410,17 @@ export class Head implements PostingsSource {
   ): Promise<HeadSeries[]> {
     const refs = await postingsForMatchers(this, matchers);
     return selectSeries(refs, (ref) => this.seriesByRef(ref), mint, maxt, opts);
+  }
+
+  /** The chunks of the matching series overlapping [mint, maxt] (see selectSeriesChunks). */
+  async selectChunks(
+    matchers: readonly Matcher[],
+    mint: number,
+    maxt: number,
+    opts: SelectOptions = {},
+  ): Promise<SeriesChunks[]> {
+    const refs = await postingsForMatchers(this, matchers);
+    return selectSeriesChunks(refs, (ref) => this.seriesByRef(ref), mint, maxt, opts);
   }
 
   /**

@@ -5,9 +5,19 @@
 // shared. A series with out-of-order data reads its in-order and out-of-order chunks merged
 // by time (Prometheus's OOO head reader); the head never holds two samples at one timestamp.
 import { Labels } from '../../model/index.js';
-import { MergedSampleIterator, type SeriesSampleIterator } from '../block/index.js';
-import { ValueType, XorIterator, type FloatSample } from '../chunkenc/index.js';
-import type { MemSeries } from './mem_series.js';
+import {
+  MergedSampleIterator,
+  type SeriesChunks,
+  type SeriesSampleIterator,
+} from '../block/index.js';
+import {
+  Encoding,
+  ValueType,
+  XorIterator,
+  type FloatSample,
+  type RawChunk,
+} from '../chunkenc/index.js';
+import type { CompletedChunk, MemSeries } from './mem_series.js';
 
 /** A selected series: its ref, labels and samples in the selected range. */
 export interface HeadSeries {
@@ -125,6 +135,64 @@ export function oooChunksInRange(series: MemSeries, mint: number, maxt: number):
   if (buf !== null && buf.length > 0 && buf.maxTime() >= mint && buf.minTime() <= maxt)
     out.push(buf.toChunk().bytes());
   return out;
+}
+
+/**
+ * The chunks of the series of `refs` overlapping [mint, maxt] (in-order from `inOrderMint`
+ * on, out-of-order over the whole range), sorted by labels: what a chunk-streaming query
+ * sends. Completed chunks are shared (they never change); the open chunk and the
+ * out-of-order buffer are snapshots. Chunks may reach outside the range and overlap each
+ * other (out-of-order data); readers keep to the range and each timestamp once.
+ */
+export function selectSeriesChunks(
+  refs: Uint32Array,
+  lookup: (ref: number) => MemSeries | undefined,
+  mint: number,
+  maxt: number,
+  opts: SelectOptions = {},
+): SeriesChunks[] {
+  const out: SeriesChunks[] = [];
+  const inOrderMint = Math.max(mint, opts.inOrderMint ?? mint);
+  for (const ref of refs) {
+    const series = lookup(ref);
+    if (series === undefined) continue;
+    const chunks: RawChunk[] = [];
+    if (inOrderMint <= maxt) {
+      for (const c of series.completed)
+        if (c.maxTime >= inOrderMint && c.minTime <= maxt) chunks.push(rawChunk(c, false));
+      const open = series.openChunk();
+      if (open !== null && open.maxTime >= inOrderMint && open.minTime <= maxt)
+        chunks.push(rawChunk(open, true));
+    }
+    const ooo = series.ooo;
+    if (ooo !== null && opts.outOfOrder !== false) {
+      for (const c of ooo.chunks)
+        if (c.maxTime >= mint && c.minTime <= maxt) chunks.push(rawChunk(c, false));
+      const buf = ooo.buffer;
+      if (buf !== null && buf.length > 0 && buf.maxTime() >= mint && buf.minTime() <= maxt) {
+        const data = buf.toChunk().bytes();
+        chunks.push({
+          minTime: buf.minTime(),
+          maxTime: buf.maxTime(),
+          encoding: Encoding.XOR,
+          data,
+        });
+      }
+    }
+    if (chunks.length > 0) out.push({ labels: series.labels, chunks });
+  }
+  out.sort((a, b) => Labels.compare(a.labels, b.labels));
+  return out;
+}
+
+function rawChunk(c: CompletedChunk, copy: boolean): RawChunk {
+  const bytes = c.chunk.bytes();
+  return {
+    minTime: c.minTime,
+    maxTime: c.maxTime,
+    encoding: Encoding.XOR,
+    data: copy ? bytes.slice() : bytes,
+  };
 }
 
 /** The series of `refs` that have samples in [mint, maxt], sorted by labels. */

@@ -5,7 +5,7 @@
 import { Labels, Matcher } from '../../../model/index.js';
 import { createSeededRandom, newMetricsRegistry, type FileSystem } from '../../../runtime/index.js';
 import { CapturingLogger, ManualClock } from '../../../runtime/testing/index.js';
-import { ValueType } from '../../chunkenc/index.js';
+import { ValueType, XorIterator } from '../../chunkenc/index.js';
 import { TSDB, type TSDBConfig } from '../index.js';
 
 export const HOUR = 3_600_000;
@@ -69,6 +69,33 @@ export async function dump(
       out.push(`${s.labels.toString()} ${it.atT()} ${toBits(it.atF())}`);
     const err = it.err();
     if (err !== null) throw err;
+  }
+  return out;
+}
+
+/**
+ * `dump` read through the chunk-streaming path (`selectChunks`): each series' chunks decoded
+ * within [mint, maxt], every timestamp once (the first chunk's sample, by min time, wins).
+ */
+export async function chunkDump(
+  db: TSDB,
+  mint = Number.MIN_SAFE_INTEGER,
+  maxt = Number.MAX_SAFE_INTEGER,
+): Promise<string[]> {
+  const out: string[] = [];
+  for (const s of await db.selectChunks([Matcher.regex('__name__', '.+')], mint, maxt)) {
+    const byTime = new Map<number, number>();
+    for (const c of [...s.chunks].sort((a, b) => a.minTime - b.minTime)) {
+      const it = new XorIterator(c.data);
+      while (it.next() !== ValueType.None) {
+        const t = it.atT();
+        if (t >= mint && t <= maxt && !byTime.has(t)) byTime.set(t, it.atF());
+      }
+      const err = it.err();
+      if (err !== null) throw err;
+    }
+    for (const [t, v] of [...byTime].sort((a, b) => a[0] - b[0]))
+      out.push(`${s.labels.toString()} ${t} ${toBits(v)}`);
   }
   return out;
 }

@@ -1,0 +1,118 @@
+/**
+ * The `ingester.QueryStream` answer: series with their chunks still encoded (Cortex's
+ * QueryStream with chunk streaming), so an ingester copies chunk bytes instead of decoding
+ * and re-encoding samples, and the querier decodes only what the query window needs.
+ *
+ * Layout (little endian): u32 series count; per series u32 label count, each name and value
+ * as u32 byte length + UTF-8, u32 chunk count, per chunk f64 min time, f64 max time,
+ * u8 encoding, u32 byte length and the chunk's bytes.
+ */
+import { Labels } from '../model/index.js';
+import { RpcError } from '../runtime/index.js';
+import type { RawChunk, SeriesChunks } from '../tsdb/index.js';
+import { writeUtf8 } from './wire.js';
+
+const decoder = new TextDecoder();
+const CHUNK_HEADER = 8 + 8 + 1 + 4;
+
+export function encodeSeriesChunks(series: readonly SeriesChunks[]): Uint8Array {
+  // An upper bound first (3 UTF-8 bytes per UTF-16 unit), then one pass writing.
+  let bound = 4;
+  for (const s of series) {
+    bound += 8;
+    for (let i = 0; i < s.labels.length; i++)
+      bound += 8 + 3 * (s.labels.nameAt(i).length + s.labels.valueAt(i).length);
+    for (const c of s.chunks) bound += CHUNK_HEADER + c.data.length;
+  }
+  const out = new Uint8Array(bound);
+  const view = new DataView(out.buffer);
+  let pos = 0;
+  const u32 = (v: number): void => {
+    view.setUint32(pos, v, true);
+    pos += 4;
+  };
+  const str = (s: string): void => {
+    const written = writeUtf8(out, pos + 4, s);
+    view.setUint32(pos, written, true);
+    pos += 4 + written;
+  };
+  u32(series.length);
+  for (const s of series) {
+    u32(s.labels.length);
+    for (let i = 0; i < s.labels.length; i++) {
+      str(s.labels.nameAt(i));
+      str(s.labels.valueAt(i));
+    }
+    u32(s.chunks.length);
+    for (const c of s.chunks) {
+      view.setFloat64(pos, c.minTime, true);
+      view.setFloat64(pos + 8, c.maxTime, true);
+      out[pos + 16] = c.encoding;
+      view.setUint32(pos + 17, c.data.length, true);
+      pos += CHUNK_HEADER;
+      out.set(c.data, pos);
+      pos += c.data.length;
+    }
+  }
+  return pos === bound ? out : out.subarray(0, pos);
+}
+
+/**
+ * Inverse of encodeSeriesChunks; chunk bytes are views into `bytes` (not copied). Truncated
+ * or malformed input is an `internal` RpcError.
+ */
+export function decodeSeriesChunks(bytes: Uint8Array): SeriesChunks[] {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let pos = 0;
+  const need = (n: number): void => {
+    if (pos + n > bytes.length)
+      throw new RpcError(
+        'internal',
+        `chunk series response truncated at byte ${pos} (need ${n}, have ${bytes.length - pos})`,
+      );
+  };
+  const u32 = (): number => {
+    need(4);
+    const v = view.getUint32(pos, true);
+    pos += 4;
+    return v;
+  };
+  const str = (): string => {
+    const len = u32();
+    need(len);
+    const s = decoder.decode(bytes.subarray(pos, pos + len));
+    pos += len;
+    return s;
+  };
+  const count = u32();
+  const out: SeriesChunks[] = [];
+  for (let i = 0; i < count; i++) {
+    const nLabels = u32();
+    const names: string[] = [];
+    const values: string[] = [];
+    for (let j = 0; j < nLabels; j++) {
+      names.push(str());
+      values.push(str());
+    }
+    const nChunks = u32();
+    const chunks: RawChunk[] = [];
+    for (let j = 0; j < nChunks; j++) {
+      need(CHUNK_HEADER);
+      const minTime = view.getFloat64(pos, true);
+      const maxTime = view.getFloat64(pos + 8, true);
+      const encoding = bytes[pos + 16] as number;
+      const len = view.getUint32(pos + 17, true);
+      pos += CHUNK_HEADER;
+      need(len);
+      chunks.push({ minTime, maxTime, encoding, data: bytes.subarray(pos, pos + len) });
+      pos += len;
+    }
+    out.push({ labels: Labels.fromSorted(names, values), chunks });
+  }
+  if (pos !== bytes.length)
+    throw new RpcError(
+      'internal',
+      `chunk series response has ${bytes.length - pos} trailing bytes`,
+    );
+  return out;
+}
