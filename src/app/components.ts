@@ -156,6 +156,7 @@ export function querierService(ctx: StrataContext): Service {
       client: ingesterClient(ctx),
       buildInfo: ctx.options.buildInfo ?? DEV_BUILD_INFO,
       blocks: wiring.blocks,
+      ...(env.compute === undefined ? {} : { compute: env.compute }),
       queryLimits: (tenant) => {
         const l = overrides.limits(tenant);
         return {

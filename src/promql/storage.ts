@@ -25,6 +25,24 @@ export interface StorageSeries {
   readonly labels: Labels;
   /** A fresh iterator over the series' samples within the querier's range. */
   iterator(): SampleIterator;
+  /**
+   * The encoded chunks behind `iterator()` when storage has them (chunk-streaming reads):
+   * the iterator yields their samples within [mint, maxt], each timestamp once. A query
+   * moved to another thread takes these along instead of decoded samples.
+   */
+  readonly encoded?: EncodedSeriesChunks;
+}
+
+/** A series' chunks (any order, overlaps allowed) and the window its samples are read in. */
+export interface EncodedSeriesChunks {
+  readonly chunks: readonly {
+    readonly minTime: number;
+    readonly maxTime: number;
+    readonly encoding: number;
+    readonly data: Uint8Array;
+  }[];
+  readonly mint: number;
+  readonly maxt: number;
 }
 
 /** Hints the engine passes to storage (Prometheus storage.SelectHints); storage may ignore them. */

@@ -32,8 +32,13 @@ export function storeSeriesToStorageSeries(
   mint: number,
   maxt: number,
 ): StorageSeries {
-  const lanes = chunkLanes(series.chunks, mint, maxt);
-  return { labels: series.labels, iterator: () => lanesIterator(lanes, mint, maxt) };
+  // Lanes are worked out on the first walk: a query may drop the series before that.
+  let lanes: (readonly StoreChunk[])[] | undefined;
+  return {
+    labels: series.labels,
+    iterator: () => lanesIterator((lanes ??= chunkLanes(series.chunks, mint, maxt)), mint, maxt),
+    encoded: { chunks: series.chunks, mint, maxt },
+  };
 }
 
 /** A fresh iterator over `chunks` (any order, overlaps allowed) within [mint, maxt]. */
@@ -54,7 +59,25 @@ export function chunkLanes(
   chunks: readonly StoreChunk[],
   mint: number,
   maxt: number,
-): StoreChunk[][] {
+): (readonly StoreChunk[])[] {
+  // The common case, one source's chunks (sorted and disjoint), is one lane: one pass, and
+  // no copy when every chunk reaches into the window.
+  let disjoint = true;
+  let allInWindow = true;
+  for (let i = 0; i < chunks.length; i++) {
+    const c = chunks[i] as StoreChunk;
+    if (c.maxTime < mint || c.minTime > maxt) allInWindow = false;
+    if (i > 0 && c.minTime <= (chunks[i - 1] as StoreChunk).maxTime) {
+      disjoint = false;
+      break;
+    }
+  }
+  if (disjoint) {
+    const lane = allInWindow
+      ? chunks
+      : chunks.filter((c) => c.maxTime >= mint && c.minTime <= maxt);
+    return lane.length === 0 ? [] : [lane];
+  }
   const inWindow = chunks.filter((c) => c.maxTime >= mint && c.minTime <= maxt);
   // Stable: chunks with equal min times keep the store's order.
   inWindow.sort((a, b) => a.minTime - b.minTime);
@@ -74,9 +97,14 @@ export function chunkLanes(
   return lanes;
 }
 
-function lanesIterator(lanes: readonly StoreChunk[][], mint: number, maxt: number): SampleIterator {
+function lanesIterator(
+  lanes: readonly (readonly StoreChunk[])[],
+  mint: number,
+  maxt: number,
+): SampleIterator {
   if (lanes.length === 0) return EMPTY_ITERATOR;
-  if (lanes.length === 1) return new ChunkLaneIterator(lanes[0] as StoreChunk[], mint, maxt);
+  if (lanes.length === 1)
+    return new ChunkLaneIterator(lanes[0] as readonly StoreChunk[], mint, maxt);
   return mergeSampleIterators(lanes.map((lane) => new ChunkLaneIterator(lane, mint, maxt)));
 }
 

@@ -12,10 +12,17 @@ import type { BuildInfo, Engines } from '../api/index.js';
 import type { IngesterClient, SeriesSamples } from '../ingester/index.js';
 import type { Matcher } from '../model/index.js';
 import { Engine } from '../promql/engine/index.js';
-import { SAMPLE_FLOAT, type Queryable, type StorageSeries } from '../promql/index.js';
+import {
+  DEFAULT_ENGINE_OPTIONS,
+  SAMPLE_FLOAT,
+  type EngineOptions,
+  type Queryable,
+  type StorageSeries,
+} from '../promql/index.js';
 import { VectorEngine } from '../promql/vector/index.js';
 import type { ReadRing } from '../ring/index.js';
-import type { Clock, Logger, MetricsRegistry, Transport } from '../runtime/index.js';
+import type { Clock, ComputePool, Logger, MetricsRegistry, Transport } from '../runtime/index.js';
+import { OffloadedEngine } from './offload_engine.js';
 import { BasicService } from '../services/index.js';
 import {
   BlocksConsistencyChecker,
@@ -95,6 +102,11 @@ export interface QuerierDeps {
    * `max_fetched_data_bytes_per_query` (0 = no limit; no limits without it).
    */
   queryLimits?: (tenant: string) => QueryLimits;
+  /**
+   * Where queries are evaluated: without it on this event loop; with it on the pool's
+   * workers (a real process's worker threads), so evaluation never stalls ingestion.
+   */
+  compute?: ComputePool;
 }
 
 export class Querier extends BasicService {
@@ -118,10 +130,17 @@ export class Querier extends BasicService {
       maxSamples: config.maxSamples,
       lookbackDelta: config.lookbackDeltaMs,
     };
-    this.engines = {
-      prometheus: new Engine(engineOptions, { clock: deps.clock }),
-      thanos: new VectorEngine(engineOptions, { clock: deps.clock }),
-    };
+    const compute = deps.compute;
+    this.engines =
+      compute === undefined
+        ? {
+            prometheus: new Engine(engineOptions, { clock: deps.clock }),
+            thanos: new VectorEngine(engineOptions, { clock: deps.clock }),
+          }
+        : {
+            prometheus: new OffloadedEngine('prometheus', fullOptions(engineOptions), compute),
+            thanos: new OffloadedEngine('thanos', fullOptions(engineOptions), compute),
+          };
     this.ingesters = new IngesterQueryable(
       {
         queryIngestersWithinMs: config.queryIngestersWithinMs,
@@ -243,4 +262,13 @@ function toSamples(series: readonly StorageSeries[]): SeriesSamples[] {
       });
   }
   return out;
+}
+
+/** The engines' options as they complete them from the defaults. */
+function fullOptions(o: {
+  timeout: number;
+  maxSamples: number;
+  lookbackDelta: number;
+}): EngineOptions {
+  return { ...DEFAULT_ENGINE_OPTIONS, ...o };
 }

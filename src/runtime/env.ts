@@ -1,3 +1,4 @@
+import type { ComputePool } from './compute.js';
 import type { Bucket, BucketSpec } from './bucket.js';
 import type { Cache, CacheSpec } from './cache.js';
 import type { Clock } from './clock.js';
@@ -25,6 +26,11 @@ export interface Env {
   readonly caches: CacheProvider;
   readonly logger: Logger;
   readonly metrics: MetricsRegistry;
+  /**
+   * Threads for CPU-heavy work (query evaluation) off the event loop; absent in simulation
+   * and tests, where such work runs inline and deterministically.
+   */
+  readonly compute?: ComputePool;
 }
 
 export interface BucketProvider {

@@ -10,6 +10,7 @@ export * from './upload_source.js';
 export * from './forwarding_bucket.js';
 export * from './cache.js';
 export * from './clock.js';
+export * from './compute.js';
 export * from './env.js';
 export * from './durable_mkdir.js';
 export * from './durable_write.js';

@@ -18,7 +18,7 @@ import { findMinMaxTime, planSelectors, type SelectorPlan } from './selectors.js
 /** What the engines take from their callers besides options (EngineDeps, VectorEngineDeps). */
 export interface QueryDeps {
   /** Source of time for the query timeout; without one the timeout is not enforced. */
-  readonly clock?: Clock;
+  readonly clock?: Pick<Clock, 'now'>;
   /** Parses a query string (defaults to the parser's parseExpr). */
   readonly parse?: (query: string) => Expr;
   /** The function library (defaults to the functions module's FUNCTIONS). */

@@ -29,3 +29,4 @@ export { EtcdKV, DEFAULT_ETCD_MAX_CAS_RETRIES, type EtcdKVConfig } from './etcd_
 export { createRealEnv, defaultNodeName, type RealEnvOptions } from './real_env.js';
 export { NodeProfiler, type NodeProfilerConfig } from './profiler.js';
 export { PprofCodec, type PprofProfile } from './pprof_schema.js';
+export { WorkerComputePool, defaultWorkerCount } from './worker_pool.js';

@@ -8,6 +8,7 @@ import { RealClock } from './real_clock.js';
 import { createRealLogger } from './real_logger.js';
 import { createRealMetricsRegistry } from './real_metrics.js';
 import { createRealRandom } from './real_random.js';
+import { WorkerComputePool } from './worker_pool.js';
 
 export interface RealEnvOptions {
   nodeName: string;
@@ -38,6 +39,7 @@ export function createRealEnv(opts: RealEnvOptions): Env {
     caches: new RealCacheProvider({ clock, registry: metrics, logger }),
     logger,
     metrics,
+    compute: new WorkerComputePool(),
   };
 }
 

@@ -39,6 +39,9 @@ const TWO_POW_32 = 4294967296;
 /** What a chunk wrapped from bytes keeps as `data` once it writes through its appender. */
 const EMPTY_BYTES = new Uint8Array(0);
 
+/** Index of a float64's high 32 bits among its two Uint32Array words on this platform. */
+const HI_WORD = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1 ? 1 : 0;
+
 /** An XOR-encoded chunk of float samples. */
 export class XorChunk implements Chunk {
   // A chunk built here writes through its appender, which owns the bytes; one wrapped from
@@ -128,7 +131,9 @@ export class XorIterator implements ChunkIterator {
   // here that the constructor's reset() replaces, and the float view only once a value is read.
   private readonly reader = new BitStreamReader();
   private readonly varints = new DecBuf(EMPTY_BYTES);
-  private floatView: DataView | null = null;
+  /** The current value's bits as two words aliasing one float64 (made on the first read). */
+  private floatWords: Uint32Array | null = null;
+  private floatValue: Float64Array | null = null;
   private bytes: Uint8Array = EMPTY_BYTES;
   private numTotal = 0;
   private numRead = 0;
@@ -204,10 +209,16 @@ export class XorIterator implements ChunkIterator {
   }
 
   atF(): number {
-    const view = (this.floatView ??= new DataView(new ArrayBuffer(8)));
-    view.setUint32(0, this.vHi);
-    view.setUint32(4, this.vLo);
-    return view.getFloat64(0);
+    let words = this.floatWords;
+    if (words === null) {
+      const value = (this.floatValue = new Float64Array(1));
+      words = this.floatWords = new Uint32Array(value.buffer);
+    }
+    // Typed arrays use the platform's byte order: the high word is the second on little
+    // endian machines. Aliased arrays are faster than a DataView on this per-sample path.
+    words[HI_WORD] = this.vHi;
+    words[1 - HI_WORD] = this.vLo;
+    return (this.floatValue as Float64Array)[0] as number;
   }
 
   /** High 32 bits of the current value's IEEE-754 representation (bit-exact, NaN payloads kept). */

@@ -1,0 +1,186 @@
+// The offloaded engine must answer exactly as the in-process engine: same values, labels,
+// annotations, statistics and errors, whether storage hands it chunks or decoded samples.
+// Jobs run on an inline pool here (the worker-thread pool is tested in runtime/real).
+import { describe, expect, it } from 'vitest';
+import { Labels } from '../model/index.js';
+import { Engine } from '../promql/engine/index.js';
+import { VectorEngine } from '../promql/vector/index.js';
+import {
+  DEFAULT_ENGINE_OPTIONS,
+  MemoryStorage,
+  PromQLError,
+  StorageError,
+  type PromQLEngine,
+  type Queryable,
+  type QueryResult,
+} from '../promql/index.js';
+import { parseExpr } from '../promql/parser/index.js';
+import { InlineComputePool, type ComputePool, type JobSpec } from '../runtime/index.js';
+import { rawChunksFromSamples } from '../tsdb/index.js';
+import { storeSeriesToStorageSeries } from './chunk_series.js';
+import { OffloadedEngine } from './offload_engine.js';
+
+const L = (...kv: string[]): Labels => Labels.fromStrings(...kv);
+const STALE = new Float64Array(new BigUint64Array([0x7ff0000000000002n]).buffer)[0] as number;
+
+function storage(): MemoryStorage {
+  const s = new MemoryStorage();
+  for (let t = 0; t <= 600_000; t += 15_000) {
+    for (const [job, inst, rate] of [
+      ['api', 'a', 10],
+      ['api', 'b', 3],
+      ['db', 'c', 1],
+    ] as const)
+      s.add(
+        L('__name__', 'http_requests_total', 'instance', inst, 'job', job),
+        t,
+        (t / 15_000) * rate,
+      );
+    s.add(L('__name__', 'temperature', 'room', t < 300_000 ? 'kitchen' : 'hall'), t, 20 + (t % 7));
+  }
+  s.add(L('__name__', 'temperature', 'room', 'attic'), 615_000, STALE);
+  return s;
+}
+
+/** The same series served as chunk series (the ingester and store-gateway path). */
+function chunked(mem: MemoryStorage): Queryable {
+  return {
+    querier: async (mint, maxt) => {
+      const inner = await mem.querier(mint, maxt);
+      return {
+        select: async (ms, hints) =>
+          (await inner.select(ms, hints)).map((s) => {
+            const ts: number[] = [];
+            const vs: number[] = [];
+            const it = s.iterator();
+            while (it.next() !== 0) {
+              ts.push(it.atT());
+              vs.push(it.atF());
+            }
+            const chunks = rawChunksFromSamples(ts, vs, 7);
+            return storeSeriesToStorageSeries({ labels: s.labels, chunks }, mint, maxt);
+          }),
+        labelNames: (ms) => inner.labelNames(ms),
+        labelValues: (n, ms) => inner.labelValues(n, ms),
+        close: () => inner.close(),
+      };
+    },
+  };
+}
+
+const QUERIES = [
+  'http_requests_total',
+  'rate(http_requests_total[1m])',
+  'sum by (job) (rate(http_requests_total[2m]))',
+  'topk(2, http_requests_total)',
+  'http_requests_total / on(instance) group_left(job) http_requests_total',
+  'quantile_over_time(0.9, temperature[5m])',
+  'count({__name__=~".+"})',
+  'temperature offset 1m',
+  'http_requests_total[1m]',
+  'absent(nothing)',
+  'scalar(sum(http_requests_total))',
+  '"text"',
+  'label_replace(temperature, "r", "$1", "room", "(.*)")',
+  'histogram_quantile(0.9, http_requests_total)',
+  'sum(rate(http_requests_total[5m] @ 300))',
+  'http_requests_total + on(job) http_requests_total',
+];
+
+const pool = (): InlineComputePool => new InlineComputePool(() => 700_000);
+
+async function outcome(p: Promise<QueryResult>): Promise<unknown> {
+  try {
+    const r = await p;
+    return { value: r.value, annotations: r.annotations.all(), stats: r.stats };
+  } catch (err) {
+    expect(err).toBeInstanceOf(PromQLError);
+    const e = err as PromQLError;
+    return { error: e.errorType, message: e.message, storage: err instanceof StorageError };
+  }
+}
+
+describe.each([
+  ['prometheus', (o: typeof DEFAULT_ENGINE_OPTIONS) => new Engine(o, {})],
+  ['thanos', (o: typeof DEFAULT_ENGINE_OPTIONS) => new VectorEngine(o, {})],
+] as const)('the %s engine offloaded', (name, make) => {
+  const options = { ...DEFAULT_ENGINE_OPTIONS, maxSamples: 2_000 };
+  const local: PromQLEngine = make(options);
+  const offloaded = new OffloadedEngine(name, options, pool());
+  const mem = storage();
+
+  it.each(QUERIES)('answers %s as in-process, over samples and over chunks', async (q) => {
+    for (const queryable of [mem, chunked(mem)]) {
+      const range = [queryable, q, 60_000, 600_000, 30_000] as const;
+      expect(await outcome(offloaded.rangeQuery(...range))).toEqual(
+        await outcome(local.rangeQuery(...range)),
+      );
+      expect(await outcome(offloaded.instantQuery(queryable, q, 600_000))).toEqual(
+        await outcome(local.instantQuery(queryable, q, 600_000)),
+      );
+      // A parsed query (what the HTTP API passes) crosses as its AST.
+      expect(await outcome(offloaded.instantQuery(queryable, parseExpr(q), 450_000))).toEqual(
+        await outcome(local.instantQuery(queryable, parseExpr(q), 450_000)),
+      );
+    }
+  });
+
+  it('fails with the engine’s own errors: too many samples, bad data, storage', async () => {
+    const small = { ...options, maxSamples: 50 };
+    const q = 'http_requests_total[10m]';
+    const big = await outcome(new OffloadedEngine(name, small, pool()).instantQuery(mem, q, 6e5));
+    expect(big).toEqual(await outcome(make(small).instantQuery(mem, q, 6e5)));
+    expect(big).toMatchObject({ error: 'execution' });
+    expect(await outcome(offloaded.instantQuery(mem, 'sum(', 0))).toMatchObject({
+      error: 'bad_data',
+    });
+    const failing: Queryable = {
+      querier: () => Promise.reject(new StorageError('store-gateway unreachable')),
+    };
+    const err = await outcome(offloaded.instantQuery(failing, 'up', 0));
+    expect(err).toEqual(await outcome(local.instantQuery(failing, 'up', 0)));
+    expect(err).toMatchObject({ storage: true, message: 'store-gateway unreachable' });
+  });
+
+  it('a canceled query fails as canceled and closes what the job opened', async () => {
+    const controller = new AbortController();
+    let closed = 0;
+    const queryable: Queryable = {
+      querier: async (mint, maxt) => {
+        const inner = await mem.querier(mint, maxt);
+        return {
+          select: (ms, hints) => inner.select(ms, hints),
+          labelNames: (ms) => inner.labelNames(ms),
+          labelValues: (n, ms) => inner.labelValues(n, ms),
+          close: () => {
+            closed++;
+            return inner.close();
+          },
+        };
+      },
+    };
+    // A pool whose worker is stopped (as the real pool terminates it) when the query is
+    // canceled while the job waits for its first read.
+    const aborting: ComputePool = {
+      run: (spec: JobSpec) =>
+        new Promise((_resolve, reject) => {
+          void pool().run({
+            ...spec,
+            onCall: async (call) => {
+              const reply = await spec.onCall(call);
+              controller.abort();
+              reject(new Error('worker terminated'));
+              return new Promise(() => reply); // the stopped job never goes on
+            },
+          });
+        }),
+      close: () => Promise.resolve(),
+    };
+    const engine = new OffloadedEngine(name, options, aborting);
+    const err = await outcome(
+      engine.instantQuery(queryable, 'up', 0, { signal: controller.signal }),
+    );
+    expect(err).toMatchObject({ error: 'canceled' });
+    expect(closed).toBe(1);
+  });
+});

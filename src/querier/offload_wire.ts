@@ -1,0 +1,300 @@
+/**
+ * What crosses between the querier and an evaluation worker (structured clone plus moved
+ * ArrayBuffers): a query's AST, the series one select returned, the query's result and
+ * errors. Series go as their encoded chunks when storage has them (no decoding on the
+ * querier's event loop), else as decoded samples; labels as flat name/value string lists.
+ */
+import { Labels, Matcher, type MatchType } from '../model/index.js';
+import {
+  Annotations,
+  PromQLError,
+  StorageError,
+  type AnnotationKind,
+  type Expr,
+  type QueryResult,
+  type QueryStats,
+  type QueryValue,
+  type StorageSeries,
+} from '../promql/index.js';
+import { storeSeriesToStorageSeries } from './chunk_series.js';
+import { toStorageSeries } from './merge.js';
+
+/** One select's series. */
+export interface WireSeriesSet {
+  /** Per series its labels as [name, value, name, value, …]. */
+  readonly labels: string[][];
+  /**
+   * Per series [kind (0: chunks, 1: samples), count (chunks or samples), mint, maxt], then
+   * per chunk [minTime, maxTime, encoding, byte length].
+   */
+  readonly meta: Float64Array;
+  /** Chunk bytes, back to back. */
+  readonly bytes: Uint8Array;
+  /** Samples of kind-1 series: each series' timestamps then its values. */
+  readonly samples: Float64Array;
+}
+
+function flatLabels(l: Labels): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < l.length; i++) out.push(l.nameAt(i), l.valueAt(i));
+  return out;
+}
+
+function labelsOf(flat: readonly string[]): Labels {
+  const names: string[] = [];
+  const values: string[] = [];
+  for (let i = 0; i < flat.length; i += 2) {
+    names.push(flat[i] as string);
+    values.push(flat[i + 1] as string);
+  }
+  return Labels.fromSorted(names, values);
+}
+
+/** Packs `series`; the returned buffers can be moved to the other thread. */
+export function encodeSeriesSet(series: readonly StorageSeries[]): {
+  set: WireSeriesSet;
+  transfer: ArrayBuffer[];
+} {
+  let metaLen = 0;
+  let byteLen = 0;
+  const decoded: { ts: number[]; vs: number[] }[] = [];
+  for (const s of series) {
+    metaLen += 4;
+    if (s.encoded !== undefined) {
+      metaLen += 4 * s.encoded.chunks.length;
+      for (const c of s.encoded.chunks) byteLen += c.data.length;
+    } else {
+      // Storage without chunks (tests' in-memory storage): the samples, decoded here.
+      const ts: number[] = [];
+      const vs: number[] = [];
+      const it = s.iterator();
+      while (it.next() !== 0) {
+        ts.push(it.atT());
+        vs.push(it.atF());
+      }
+      const err = it.err();
+      if (err !== null) throw err;
+      decoded.push({ ts, vs });
+    }
+  }
+  let sampleLen = 0;
+  for (const d of decoded) sampleLen += 2 * d.ts.length;
+  const meta = new Float64Array(metaLen);
+  const bytes = new Uint8Array(byteLen);
+  const samples = new Float64Array(sampleLen);
+  let m = 0;
+  let b = 0;
+  let p = 0;
+  let d = 0;
+  for (const s of series) {
+    const enc = s.encoded;
+    if (enc !== undefined) {
+      meta.set([0, enc.chunks.length, enc.mint, enc.maxt], m);
+      m += 4;
+      for (const c of enc.chunks) {
+        meta.set([c.minTime, c.maxTime, c.encoding, c.data.length], m);
+        m += 4;
+        bytes.set(c.data, b);
+        b += c.data.length;
+      }
+    } else {
+      const { ts, vs } = decoded[d++] as { ts: number[]; vs: number[] };
+      meta.set([1, ts.length, 0, 0], m);
+      m += 4;
+      samples.set(ts, p);
+      samples.set(vs, p + ts.length);
+      p += 2 * ts.length;
+    }
+  }
+  return {
+    set: { labels: series.map((s) => flatLabels(s.labels)), meta, bytes, samples },
+    transfer: [meta.buffer, bytes.buffer, samples.buffer],
+  };
+}
+
+/** Inverse of encodeSeriesSet: the series, chunks decoded lazily as the querier's are. */
+export function decodeSeriesSet(set: WireSeriesSet): StorageSeries[] {
+  const out: StorageSeries[] = [];
+  let m = 0;
+  let b = 0;
+  let p = 0;
+  for (const flat of set.labels) {
+    const labels = labelsOf(flat);
+    const kind = set.meta[m] as number;
+    const count = set.meta[m + 1] as number;
+    if (kind === 0) {
+      const mint = set.meta[m + 2] as number;
+      const maxt = set.meta[m + 3] as number;
+      m += 4;
+      const chunks = [];
+      for (let i = 0; i < count; i++, m += 4) {
+        const len = set.meta[m + 3] as number;
+        chunks.push({
+          minTime: set.meta[m] as number,
+          maxTime: set.meta[m + 1] as number,
+          encoding: set.meta[m + 2] as number,
+          data: set.bytes.subarray(b, b + len),
+        });
+        b += len;
+      }
+      out.push(storeSeriesToStorageSeries({ labels, chunks }, mint, maxt));
+    } else {
+      m += 4;
+      out.push(
+        toStorageSeries({
+          labels,
+          timestamps: set.samples.subarray(p, p + count),
+          values: set.samples.subarray(p + count, p + 2 * count),
+        }),
+      );
+      p += 2 * count;
+    }
+  }
+  return out;
+}
+
+/** An error as it crosses: its PromQL kind and class survive, so answers do not change. */
+export type WireError =
+  | { readonly cls: 'storage'; readonly message: string }
+  | { readonly cls: 'promql'; readonly kind: PromQLError['errorType']; readonly message: string }
+  | { readonly cls: 'other'; readonly message: string };
+
+export function encodeError(err: unknown): WireError {
+  const message = err instanceof Error ? err.message : String(err);
+  if (err instanceof StorageError) return { cls: 'storage', message };
+  if (err instanceof PromQLError) return { cls: 'promql', kind: err.errorType, message };
+  return { cls: 'other', message };
+}
+
+export function decodeError(e: WireError): Error {
+  if (e.cls === 'storage') return new StorageError(e.message);
+  if (e.cls === 'promql') return new PromQLError(e.kind, e.message);
+  return new Error(e.message);
+}
+
+/** A query result: values as flat numbers, labels as flat string lists. */
+export interface WireResult {
+  readonly type: QueryValue['type'];
+  readonly labels: string[][];
+  readonly dropName: boolean[];
+  /** Vector: t, f per sample; matrix: per series its point count; scalar/string: t (and v). */
+  readonly meta: Float64Array;
+  /** Matrix points: per series its timestamps then its values. */
+  readonly points: Float64Array;
+  readonly text: string;
+  readonly annotations: [AnnotationKind, string][];
+  readonly stats: QueryStats;
+}
+
+export function encodeResult(r: QueryResult): { result: WireResult; transfer: ArrayBuffer[] } {
+  const v = r.value;
+  let labels: string[][] = [];
+  let dropName: boolean[] = [];
+  let meta = new Float64Array(0);
+  let points = new Float64Array(0);
+  let text = '';
+  if (v.type === 'vector') {
+    labels = v.vector.map((s) => flatLabels(s.metric));
+    dropName = v.vector.map((s) => s.dropName === true);
+    meta = new Float64Array(2 * v.vector.length);
+    v.vector.forEach((s, i) => {
+      meta[2 * i] = s.t;
+      meta[2 * i + 1] = s.f;
+    });
+  } else if (v.type === 'matrix') {
+    labels = v.matrix.map((s) => flatLabels(s.metric));
+    dropName = v.matrix.map((s) => s.dropName === true);
+    meta = Float64Array.from(v.matrix, (s) => s.floats.length);
+    let total = 0;
+    for (const s of v.matrix) total += s.floats.length;
+    points = new Float64Array(2 * total);
+    let p = 0;
+    for (const s of v.matrix) {
+      const n = s.floats.length;
+      for (let i = 0; i < n; i++) {
+        const pt = s.floats[i] as { t: number; f: number };
+        points[p + i] = pt.t;
+        points[p + n + i] = pt.f;
+      }
+      p += 2 * n;
+    }
+  } else if (v.type === 'scalar') {
+    meta = Float64Array.of(v.scalar.t, v.scalar.v);
+  } else {
+    meta = Float64Array.of(v.string.t);
+    text = v.string.v;
+  }
+  const annotations = r.annotations.all().map((a): [AnnotationKind, string] => [a.kind, a.message]);
+  return {
+    result: { type: v.type, labels, dropName, meta, points, text, annotations, stats: r.stats },
+    transfer: [meta.buffer, points.buffer],
+  };
+}
+
+export function decodeResult(w: WireResult): QueryResult {
+  const annotations = new Annotations();
+  for (const [kind, message] of w.annotations) annotations.add(kind, message);
+  const withDrop = (i: number): { dropName?: boolean } =>
+    w.dropName[i] === true ? { dropName: true } : {};
+  let value: QueryValue;
+  if (w.type === 'vector') {
+    value = {
+      type: 'vector',
+      vector: w.labels.map((flat, i) => ({
+        metric: labelsOf(flat),
+        t: w.meta[2 * i] as number,
+        f: w.meta[2 * i + 1] as number,
+        ...withDrop(i),
+      })),
+    };
+  } else if (w.type === 'matrix') {
+    let p = 0;
+    value = {
+      type: 'matrix',
+      matrix: w.labels.map((flat, i) => {
+        const n = w.meta[i] as number;
+        const floats = [];
+        for (let k = 0; k < n; k++)
+          floats.push({ t: w.points[p + k] as number, f: w.points[p + n + k] as number });
+        p += 2 * n;
+        return { metric: labelsOf(flat), floats, ...withDrop(i) };
+      }),
+    };
+  } else if (w.type === 'scalar') {
+    value = { type: 'scalar', scalar: { t: w.meta[0] as number, v: w.meta[1] as number } };
+  } else {
+    value = { type: 'string', string: { t: w.meta[0] as number, v: w.text } };
+  }
+  return { value, annotations, stats: w.stats };
+}
+
+/** Marks a Matcher inside an AST as it crosses (class instances lose their methods). */
+interface WireMatcher {
+  readonly __matcher: [MatchType, string, string];
+}
+
+/** A copy of `expr` that survives structured cloning (its matchers as plain triples). */
+export function encodeExpr(expr: Expr): unknown {
+  return copy(expr, (v) =>
+    v instanceof Matcher
+      ? ({ __matcher: [v.type, v.name, v.value] } satisfies WireMatcher)
+      : undefined,
+  );
+}
+
+export function decodeExpr(wire: unknown): Expr {
+  return copy(wire, (v) => {
+    const m = (v as Partial<WireMatcher>).__matcher;
+    return m === undefined ? undefined : new Matcher(m[0], m[1], m[2]);
+  }) as Expr;
+}
+
+function copy(v: unknown, special: (v: object) => unknown): unknown {
+  if (v === null || typeof v !== 'object') return v;
+  const s = special(v);
+  if (s !== undefined) return s;
+  if (Array.isArray(v)) return v.map((x) => copy(x, special));
+  const out: Record<string, unknown> = {};
+  for (const [k, x] of Object.entries(v)) out[k] = copy(x, special);
+  return out;
+}
