@@ -26,7 +26,7 @@ import type { BlocksFinder } from './blocks_finder.js';
 import type { BlocksStoreClient } from './blocks_store_client.js';
 import type { BlocksStoreSet } from './blocks_store_set.js';
 import { mergeStoreSeries } from './chunk_series.js';
-import { countStoreAnswer } from './fetched_bytes.js';
+import { countChunkAnswer } from './fetched_bytes.js';
 import type { BlocksQuerierMetrics } from './metrics.js';
 
 export interface BlocksStoreQueryableConfig {
@@ -112,7 +112,7 @@ export class BlocksStoreQueryable {
         return { result: res.series, queriedBlocks: res.queriedBlocks };
       },
     );
-    for (const answer of answers) countStoreAnswer(opts.fetched, answer);
+    for (const answer of answers) countChunkAnswer(opts.fetched, answer);
     return mergeStoreSeries(answers);
   }
 

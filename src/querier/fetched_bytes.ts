@@ -5,22 +5,15 @@
  * any de-duplication; so do these, called by the fetching layers on each answer.
  *
  * Strata's sizes, where Cortex counts protobuf sizes:
- * - answers carrying XOR chunks (store-gateways; ingesters answering with chunks): the
- *   chunk bytes are the chunks' data lengths;
- * - answers carrying decoded samples (ingesters' float64 arrays, src/ingester/wire.ts): 8
- *   bytes of timestamp and 8 of value, 16 per sample;
+ * - both ingesters and store-gateways answer with XOR chunks: the chunk bytes are the
+ *   chunks' data lengths;
  * - data bytes are the chunk bytes plus every label name and value's length (UTF-16 units,
  *   the UTF-8 byte count for ASCII); the wire's own framing (length prefixes, chunk time
  *   bounds) is not counted.
  * The cost is per series and per label, never per sample.
  */
 import type { Labels } from '../model/index.js';
-import type { SeriesSamples } from '../ingester/index.js';
 import type { FetchedBytesSink } from '../promql/index.js';
-import type { StoreSeries } from '../storegateway/index.js';
-
-/** Bytes of one sample in an ingester's answer (a float64 timestamp and a float64 value). */
-export const INGESTER_SAMPLE_BYTES = 16;
 
 /** The summed length of a label set's names and values. */
 export function labelsBytes(labels: Labels): number {
@@ -29,13 +22,17 @@ export function labelsBytes(labels: Labels): number {
   return n;
 }
 
-/** A series as an ingester or a store-gateway answers it: encoded chunks, or decoded samples. */
-export type FetchedSeries =
-  | { readonly labels: Labels; readonly chunks: readonly { readonly data: Uint8Array }[] }
-  | SeriesSamples;
+/** A series as an ingester or a store-gateway answers it. */
+export interface FetchedSeries {
+  readonly labels: Labels;
+  readonly chunks: readonly { readonly data: Uint8Array }[];
+}
 
-/** Counts one ingester's answer of series with samples or chunks. */
-export function countIngesterAnswer(
+/**
+ * Counts one ingester's or store-gateway's answer (a store-gateway's has no chunks when the
+ * series API skipped them).
+ */
+export function countChunkAnswer(
   sink: FetchedBytesSink | undefined,
   series: readonly FetchedSeries[],
 ): void {
@@ -43,8 +40,7 @@ export function countIngesterAnswer(
   let chunks = 0;
   let labels = 0;
   for (const s of series) {
-    if ('chunks' in s) for (const c of s.chunks) chunks += c.data.length;
-    else chunks += s.timestamps.length * INGESTER_SAMPLE_BYTES;
+    for (const c of s.chunks) chunks += c.data.length;
     labels += labelsBytes(s.labels);
   }
   sink.addFetched(chunks, chunks + labels);
@@ -59,12 +55,4 @@ export function countLabelsAnswer(
   let labels = 0;
   for (const l of series) labels += labelsBytes(l);
   sink.addFetched(0, labels);
-}
-
-/** Counts one store-gateway's answer (chunks absent when the series API skipped them). */
-export function countStoreAnswer(
-  sink: FetchedBytesSink | undefined,
-  series: readonly StoreSeries[],
-): void {
-  countIngesterAnswer(sink, series);
 }

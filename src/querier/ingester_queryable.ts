@@ -19,7 +19,7 @@ import {
 } from '../promql/index.js';
 import { READ, type ReadRing, type RingInstance } from '../ring/index.js';
 import { isAbortError, type Clock, type Logger } from '../runtime/index.js';
-import { countIngesterAnswer, countLabelsAnswer } from './fetched_bytes.js';
+import { countChunkAnswer, countLabelsAnswer } from './fetched_bytes.js';
 import { mergeIngesterAnswers, toStorageSeries } from './merge.js';
 import type { QuerierMetrics } from './metrics.js';
 import { doReplicationSet } from './replication_set.js';
@@ -88,7 +88,7 @@ export class IngesterQueryable {
         this.deps.client.queryStream(inst.addr, tenant, req, this.callOptions(callSignal)),
       signal,
     );
-    for (const answer of answers) countIngesterAnswer(fetched, answer);
+    for (const answer of answers) countChunkAnswer(fetched, answer);
     return mergeIngesterAnswers(answers, from, end, this.config.skipReplicaDedup === true);
   }
 

@@ -63,8 +63,7 @@ function fakeIngesters(): FakeIngesterClient {
 // What the query fetches, computed from the fakes' answers (not by the counting code): the
 // READ set of three ingesters completes at its quorum, so two replicas' answers arrive (and
 // Cortex, too, counts the responses it received); an answer's chunk bytes are its chunks'
-// data lengths, or 16 per sample while ingesters answer decoded samples; the store answers
-// `old_metric` as XOR chunks; data bytes add the label names and values of every series of
+// data lengths (ingesters and the store alike); the store answers `old_metric`; data bytes add the label names and values of every series of
 // every answer.
 const labelChars = (l: Labels): number =>
   l.names().reduce((n, k) => n + k.length + l.get(k).length, 0);
