@@ -62,6 +62,7 @@ describe('strata bench', () => {
       'compaction',
       'sim',
       'frontend',
+      'query',
     ]);
     expect(quick.remoteWrite.scales).toEqual([2_000, 5_000]);
     expect(full.remoteWrite.scales).toEqual([100_000, 1_000_000]);

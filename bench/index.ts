@@ -4,7 +4,8 @@
  * Strata's single binary next to Prometheus's receiver, the long-term read path (one series
  * over 24h through a store-gateway vs an ingester's TSDB) and compaction (three replicas of a
  * 2h block merged by the compactor), the simulator's speed and the query-frontend (a dashboard
- * through a querier, a frontend cold and warm, sharded, and Prometheus); printed as markdown tables for
+ * through a querier, a frontend cold and warm, sharded, and Prometheus) and the query path (both
+ * engines next to Prometheus 3 on the same pushed data); printed as markdown tables for
  * docs/benchmarks.md. Benchmarks use real time, real disk and child processes;
  * they must never run as timed tests or be imported by production modules other than the CLI.
  */
@@ -15,6 +16,8 @@ import { runBytesBench, type BytesResult } from './bytes_bench.js';
 import { runCompactionBench, type CompactionOptions } from './compaction_bench.js';
 import { frontendFailed, runFrontendBench, type FrontendOptions } from './frontend_bench.js';
 import { frontendTable } from './frontend_bench_table.js';
+import { runQueryBench, type QueryOptions } from './query_bench.js';
+import { queryBenchFailed, scaleTable, stallTable } from './query_bench_table.js';
 import { compactionFailed, compactionTable } from './compaction_table.js';
 import {
   defaultLongTermBuckets,
@@ -63,6 +66,7 @@ export const BENCH_NAMES = [
   'compaction',
   'sim',
   'frontend',
+  'query',
 ] as const;
 export type BenchName = (typeof BENCH_NAMES)[number];
 
@@ -102,6 +106,17 @@ frontend (a 10-query dashboard through a store-gateway: querier, query-frontend 
 sharded/unsharded, and Debian's Prometheus over the same blocks; Strata from dist/):
   --fe-series=N        series per 2h block (default 10000; --quick 2000)
   --fe-hours=H         hours of data and of each query, even (default 24; --quick 6)
+
+query (issue 14: instant and range queries on Strata's two engines and Prometheus 3 over the
+same pushed data, answers compared; Prometheus 3 from $STRATA_SERVICES_CACHE/prometheus, else
+~/.cache/strata-services/bin/prometheus, built there with go install when missing):
+  --query-series=A,B       series per table (default 10000,100000; --quick 1000)
+  --query-runs=R           timed runs per query and engine after a warm-up (default 5)
+  --query-cpu-prof=DIR     run Strata under node --cpu-prof, profiles written to DIR on exit
+  --query-no-stall         skip the stall measurement (pushes and heartbeats under a heavy query)
+  --query-stall-seconds=S  length of each stall phase (default 20; --quick 3)
+  --query-stall-samples=M  samples the heavy query loads at least (default 10000000; --quick 1000000)
+  --query-no-prometheus    Strata only: the vectorised engine's answers compared with the default's
 `;
 
 export interface BenchOptions {
@@ -115,6 +130,7 @@ export interface BenchOptions {
   compaction: Omit<CompactionOptions, 'progress'>;
   sim: Omit<SimBenchOptions, 'progress'>;
   frontend: Omit<FrontendOptions, 'progress'>;
+  query: Omit<QueryOptions, 'progress'>;
 }
 
 /** Append target of issue 3: 2M samples/s on one core into an existing series set. */
@@ -147,6 +163,13 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
   let simScenarios: string[] | undefined;
   let feSeries: number | undefined;
   let feHours: number | undefined;
+  let querySeries: number[] | undefined;
+  let queryRuns: number | undefined;
+  let queryCpuProf: string | undefined;
+  let queryStall = true;
+  let queryPrometheus = true;
+  let queryStallSeconds: number | undefined;
+  let queryStallSamples: number | undefined;
   for (const arg of argv) {
     const [flag, value] = arg.replace(/^--?/, '').split('=', 2) as [string, string | undefined];
     switch (flag) {
@@ -246,6 +269,28 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
         feHours = positiveInt(arg, value);
         if (feHours % 2 !== 0) throw new Error(`${arg}: an even number of hours (2h blocks)`);
         break;
+      case 'query-series':
+        querySeries = (value ?? '').split(',').map((v) => positiveInt(arg, v));
+        break;
+      case 'query-runs':
+        queryRuns = positiveInt(arg, value);
+        break;
+      case 'query-cpu-prof':
+        if (value === undefined || value === '') throw new Error(`${arg}: expected a directory`);
+        queryCpuProf = value;
+        break;
+      case 'query-no-stall':
+        queryStall = false;
+        break;
+      case 'query-no-prometheus':
+        queryPrometheus = false;
+        break;
+      case 'query-stall-seconds':
+        queryStallSeconds = positiveInt(arg, value);
+        break;
+      case 'query-stall-samples':
+        queryStallSamples = positiveInt(arg, value);
+        break;
       default:
         throw new Error(`unknown bench flag "${arg}"`);
     }
@@ -287,6 +332,19 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
       series: feSeries ?? (quick ? 2_000 : 10_000),
       hours: feHours ?? (quick ? 6 : 24),
       prometheus: true,
+    },
+    query: {
+      scales: querySeries ?? (quick ? [1_000] : [10_000, 100_000]),
+      runs: queryRuns ?? 5,
+      stall: queryStall,
+      stallSeconds: queryStallSeconds ?? (quick ? 3 : 20),
+      stallClients: 2,
+      stallSamples: queryStallSamples ?? (quick ? 1_000_000 : 10_000_000),
+      prometheus: queryPrometheus,
+      strata: {
+        nodeArgs:
+          queryCpuProf === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${queryCpuProf}`],
+      },
     },
   };
 }
@@ -398,6 +456,19 @@ export async function runBenchCommand(argv: readonly string[], io: BenchIO): Pro
     });
     io.stdout(frontendTable(result));
     failed ||= frontendFailed(result);
+  }
+  if (opts.only.has('query')) {
+    const result = await runQueryBench({
+      ...opts.query,
+      command: `npm run bench -- ${argv.join(' ')}`,
+      progress: (line) => io.stderr(`${line}\n`),
+    });
+    for (const s of result.scales) io.stdout(scaleTable(result, s));
+    if (result.stall !== undefined) io.stdout(stallTable(result.stall));
+    else if (result.stallSkipped !== undefined) {
+      io.stdout(`## Query path: stall measurement ${result.stallSkipped}\n\n`);
+    }
+    failed ||= queryBenchFailed(result);
   }
   return failed ? 1 : 0;
 }

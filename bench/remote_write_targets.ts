@@ -179,12 +179,14 @@ export async function startStrata(opts: StrataTargetOptions = {}): Promise<Targe
 
 /**
  * Debian's Prometheus scraping nothing: by default with `--web.enable-remote-write-receiver`
- * and an empty TSDB; `blocksFrom` seeds its TSDB with a copy of that directory's blocks.
+ * and an empty TSDB; `blocksFrom` seeds its TSDB with a copy of that directory's blocks;
+ * `bin` runs another Prometheus binary (the query benchmark's Prometheus 3) the same way.
  */
 export async function startPrometheus(
-  opts: { args?: readonly string[]; blocksFrom?: string } = {},
+  opts: { args?: readonly string[]; blocksFrom?: string; bin?: string } = {},
 ): Promise<Target> {
-  if (!existsSync(PROMETHEUS_BIN)) throw new Error(`${PROMETHEUS_BIN} is missing`);
+  const bin = opts.bin ?? PROMETHEUS_BIN;
+  if (!existsSync(bin)) throw new Error(`${bin} is missing`);
   const port = await freePort();
   const cwd = mkdtempSync(join(tmpdir(), 'prom-rwbench-'));
   if (opts.blocksFrom !== undefined) {
@@ -194,7 +196,7 @@ export async function startPrometheus(
   writeFileSync(config, 'global:\n  scrape_interval: 15s\nscrape_configs: []\n');
   const t = launch(
     'prometheus',
-    PROMETHEUS_BIN,
+    bin,
     [
       `--config.file=${config}`,
       `--storage.tsdb.path=${join(cwd, 'data')}`,

@@ -126,6 +126,30 @@ describe('VectorEngine', () => {
     expect(a.value.vector[0]?.metric.get('job')).toBe('b');
   });
 
+  it('sorts natively: sort and sort_desc order an instant vector by value, NaN last', async () => {
+    const st = storage();
+    for (const q of [
+      'sort_desc(gauge)',
+      'sort(gauge)',
+      'sort_desc(sum by (job) (rate(http_requests_total[1m])))',
+      'sort(gauge / 0 * 0 or gauge)', // NaN values sort last either way
+    ]) {
+      const a = await engine.instantQuery(st, q, 600_000);
+      expect(a.stats.fallbackNodes, q).toEqual([]);
+      expect(flat(a), q).toEqual(flat(await reference.instantQuery(st, q, 600_000)));
+      if (a.value.type !== 'vector') throw new Error('not a vector');
+      const values = a.value.vector.map((x) => x.f).filter((f) => !Number.isNaN(f));
+      const sorted = [...values].sort((x, y) => (q.startsWith('sort_desc') ? y - x : x - y));
+      expect(values, q).toEqual(sorted);
+    }
+    // In a range query the order is the labels' and the default engine's warning is given.
+    const r = await engine.rangeQuery(st, 'sort_desc(gauge)', 0, 600_000, 60_000);
+    const d = await reference.rangeQuery(st, 'sort_desc(gauge)', 0, 600_000, 60_000);
+    expect(flat(r)).toEqual(flat(d));
+    expect(r.annotations.warnings()).toEqual(d.annotations.warnings());
+    expect(r.annotations.warnings()[0]).toMatch(/sort is ineffective for range queries/);
+  });
+
   it('reports the error the default engine reports first (left operand before right)', async () => {
     const st = new MemoryStorage();
     // The right-hand side fails at the first step, the left-hand side only at the last one.

@@ -28,6 +28,7 @@ import { GROUPING_FUNCTIONS, GroupingFunctionOperator } from './grouping_functio
 import { effectiveOffset, type PlanContext } from './plan_context.js';
 import { RangeFunctionOperator, type RangeInput } from './range_function.js';
 import { VectorSelectorOperator } from './selector.js';
+import { SORT_BY_VALUE, SortOperator } from './sort.js';
 import { TopKOperator } from './topk.js';
 import {
   ConstantOperator,
@@ -236,6 +237,11 @@ export class Planner {
       if (scalars === undefined) return this.fallback(e, grid);
       const op = this.plan(input, grid);
       return new GroupingFunctionOperator(e, fn, idx, op, scalars, grid, this.pc);
+    }
+    if (SORT_BY_VALUE.has(e.func)) {
+      const input = e.args[0];
+      if (input === undefined || exprType(input) !== 'vector') return this.fallback(e, grid);
+      return new SortOperator(e, this.plan(input, grid), this.pc);
     }
     if (ELEMENTWISE_FUNCTIONS.has(e.func)) {
       const first = e.args[0];
