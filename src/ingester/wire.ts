@@ -146,50 +146,79 @@ export function writeUtf8(out: Uint8Array, pos: number, str: string): number {
   return n;
 }
 
-/** Inverse of encodeSeriesSamples; truncated or malformed input is an `internal` RpcError. */
-export function decodeSeriesSamples(bytes: Uint8Array): SeriesSamples[] {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  let pos = 0;
-  const need = (n: number): void => {
-    if (pos + n > bytes.length)
+/**
+ * Reads the little-endian series answers (`what` names them in errors): truncated or
+ * malformed input is an `internal` RpcError naming the byte.
+ */
+export class WireReader {
+  readonly view: DataView;
+  pos = 0;
+
+  constructor(
+    readonly bytes: Uint8Array,
+    private readonly what: string,
+  ) {
+    this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  }
+
+  need(n: number): void {
+    if (this.pos + n > this.bytes.length)
       throw new RpcError(
         'internal',
-        `series response truncated at byte ${pos} (need ${n}, have ${bytes.length - pos})`,
+        `${this.what} truncated at byte ${this.pos} (need ${n}, have ${this.bytes.length - this.pos})`,
       );
-  };
-  const u32 = (): number => {
-    need(4);
-    const v = view.getUint32(pos, true);
-    pos += 4;
+  }
+
+  u32(): number {
+    this.need(4);
+    const v = this.view.getUint32(this.pos, true);
+    this.pos += 4;
     return v;
-  };
-  const str = (): string => {
-    const len = u32();
-    need(len);
-    const s = decoder.decode(bytes.subarray(pos, pos + len));
-    pos += len;
+  }
+
+  str(): string {
+    const len = this.u32();
+    this.need(len);
+    const s = decoder.decode(this.bytes.subarray(this.pos, this.pos + len));
+    this.pos += len;
     return s;
-  };
-  const count = u32();
-  const out: SeriesSamples[] = [];
-  for (let i = 0; i < count; i++) {
-    const nLabels = u32();
+  }
+
+  /** A label set written as u32 count and name/value strings. */
+  labels(): Labels {
+    const n = this.u32();
     const names: string[] = [];
     const values: string[] = [];
-    for (let j = 0; j < nLabels; j++) {
-      names.push(str());
-      values.push(str());
+    for (let j = 0; j < n; j++) {
+      names.push(this.str());
+      values.push(this.str());
     }
-    const n = u32();
-    need(n * 16);
+    return Labels.fromSorted(names, values);
+  }
+
+  /** Throws unless every byte was read. */
+  end(): void {
+    const left = this.bytes.length - this.pos;
+    if (left !== 0) throw new RpcError('internal', `${this.what} has ${left} trailing bytes`);
+  }
+}
+
+/** Inverse of encodeSeriesSamples; truncated or malformed input is an `internal` RpcError. */
+export function decodeSeriesSamples(bytes: Uint8Array): SeriesSamples[] {
+  const r = new WireReader(bytes, 'series response');
+  const count = r.u32();
+  const out: SeriesSamples[] = [];
+  for (let i = 0; i < count; i++) {
+    const labels = r.labels();
+    const n = r.u32();
+    r.need(n * 16);
     const ts = new Float64Array(n);
     const vs = new Float64Array(n);
-    for (let j = 0; j < n; j++, pos += 8) ts[j] = view.getFloat64(pos, true);
-    for (let j = 0; j < n; j++, pos += 8) vs[j] = view.getFloat64(pos, true);
-    out.push({ labels: Labels.fromSorted(names, values), timestamps: ts, values: vs });
+    for (let j = 0; j < n; j++, r.pos += 8) ts[j] = r.view.getFloat64(r.pos, true);
+    for (let j = 0; j < n; j++, r.pos += 8) vs[j] = r.view.getFloat64(r.pos, true);
+    out.push({ labels, timestamps: ts, values: vs });
   }
-  if (pos !== bytes.length)
-    throw new RpcError('internal', `series response has ${bytes.length - pos} trailing bytes`);
+  r.end();
   return out;
 }
 

@@ -7,12 +7,9 @@
  * as u32 byte length + UTF-8, u32 chunk count, per chunk f64 min time, f64 max time,
  * u8 encoding, u32 byte length and the chunk's bytes.
  */
-import { Labels } from '../model/index.js';
-import { RpcError } from '../runtime/index.js';
 import type { RawChunk, SeriesChunks } from '../tsdb/index.js';
-import { writeUtf8 } from './wire.js';
+import { WireReader, writeUtf8 } from './wire.js';
 
-const decoder = new TextDecoder();
 const CHUNK_HEADER = 8 + 8 + 1 + 4;
 
 export function encodeSeriesChunks(series: readonly SeriesChunks[]): Uint8Array {
@@ -62,57 +59,27 @@ export function encodeSeriesChunks(series: readonly SeriesChunks[]): Uint8Array 
  * or malformed input is an `internal` RpcError.
  */
 export function decodeSeriesChunks(bytes: Uint8Array): SeriesChunks[] {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  let pos = 0;
-  const need = (n: number): void => {
-    if (pos + n > bytes.length)
-      throw new RpcError(
-        'internal',
-        `chunk series response truncated at byte ${pos} (need ${n}, have ${bytes.length - pos})`,
-      );
-  };
-  const u32 = (): number => {
-    need(4);
-    const v = view.getUint32(pos, true);
-    pos += 4;
-    return v;
-  };
-  const str = (): string => {
-    const len = u32();
-    need(len);
-    const s = decoder.decode(bytes.subarray(pos, pos + len));
-    pos += len;
-    return s;
-  };
-  const count = u32();
+  const r = new WireReader(bytes, 'chunk series response');
+  const count = r.u32();
   const out: SeriesChunks[] = [];
   for (let i = 0; i < count; i++) {
-    const nLabels = u32();
-    const names: string[] = [];
-    const values: string[] = [];
-    for (let j = 0; j < nLabels; j++) {
-      names.push(str());
-      values.push(str());
-    }
-    const nChunks = u32();
+    const labels = r.labels();
+    const nChunks = r.u32();
     const chunks: RawChunk[] = [];
     for (let j = 0; j < nChunks; j++) {
-      need(CHUNK_HEADER);
-      const minTime = view.getFloat64(pos, true);
-      const maxTime = view.getFloat64(pos + 8, true);
-      const encoding = bytes[pos + 16] as number;
-      const len = view.getUint32(pos + 17, true);
-      pos += CHUNK_HEADER;
-      need(len);
-      chunks.push({ minTime, maxTime, encoding, data: bytes.subarray(pos, pos + len) });
-      pos += len;
+      r.need(CHUNK_HEADER);
+      const at = r.pos;
+      const minTime = r.view.getFloat64(at, true);
+      const maxTime = r.view.getFloat64(at + 8, true);
+      const encoding = bytes[at + 16] as number;
+      const len = r.view.getUint32(at + 17, true);
+      r.pos += CHUNK_HEADER;
+      r.need(len);
+      chunks.push({ minTime, maxTime, encoding, data: bytes.subarray(r.pos, r.pos + len) });
+      r.pos += len;
     }
-    out.push({ labels: Labels.fromSorted(names, values), chunks });
+    out.push({ labels, chunks });
   }
-  if (pos !== bytes.length)
-    throw new RpcError(
-      'internal',
-      `chunk series response has ${bytes.length - pos} trailing bytes`,
-    );
+  r.end();
   return out;
 }
