@@ -19,13 +19,13 @@ import {
   QUERIES,
   compareAnswers,
   isOrdered,
+  medianOf,
   parseAnswer,
   relativeDifference,
   type Answer,
 } from './query_bench_queries.js';
 import {
   geometricMean,
-  medianOf,
   queryBenchFailed,
   ratio,
   scaleTable,

@@ -25,6 +25,7 @@ import {
   answerPoints,
   compareAnswers,
   isOrdered,
+  medianOf,
   parseAnswer,
   postQuery,
   queryParams,
@@ -34,7 +35,6 @@ import {
 import { runStall } from './query_bench_stall.js';
 import {
   ENGINES,
-  medianOf,
   type EngineName,
   type EngineTiming,
   type QueryBenchResult,

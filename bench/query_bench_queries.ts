@@ -270,3 +270,13 @@ function span(points: readonly Point[]): string {
   if (points.length === 0) return '[]';
   return `[${points[0]?.[0]}…${points[points.length - 1]?.[0]}]`;
 }
+
+/** Median of `values` (mean of the middle two when even); NaN when empty. */
+export function medianOf(values: readonly number[]): number {
+  if (values.length === 0) return NaN;
+  const s = [...values].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 === 1
+    ? (s[mid] as number)
+    : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
+}

@@ -11,8 +11,7 @@ import { compress } from 'snappyjs';
 import { buildWriteRequest, encodeWriteRequest } from '../src/distributor/index.js';
 import { quantile } from './remote_write_load.js';
 import { DATA_SPAN_MS, nodeSeries, seriesLabels } from './query_bench_data.js';
-import { postQuery } from './query_bench_queries.js';
-import { medianOf } from './query_bench_table.js';
+import { medianOf, postQuery } from './query_bench_queries.js';
 
 export interface StallOptions {
   /** Strata's base URL (`http://host:port`) and remote-write URL. */

@@ -2,6 +2,7 @@
 // scale with each query's median latency on both Strata engines and Prometheus 3, the ratios
 // and whether the answers are equal, the geometric mean of the ratios; then the stall table.
 import { RANGE_STEP_SECONDS, type BenchQuery, type Comparison } from './query_bench_queries.js';
+
 import type { StallResult } from './query_bench_stall.js';
 
 /** The three ways a query is answered, in table order. */
@@ -59,16 +60,6 @@ export function geometricMean(values: readonly number[]): number {
   const ok = values.filter((v) => Number.isFinite(v) && v > 0);
   if (ok.length === 0) return NaN;
   return Math.exp(ok.reduce((a, v) => a + Math.log(v), 0) / ok.length);
-}
-
-/** Median of `values` (mean of the middle two when even); NaN when empty. */
-export function medianOf(values: readonly number[]): number {
-  if (values.length === 0) return NaN;
-  const s = [...values].sort((a, b) => a - b);
-  const mid = s.length >> 1;
-  return s.length % 2 === 1
-    ? (s[mid] as number)
-    : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
 }
 
 /** A Strata engine's time over Prometheus 3's for one row (NaN if either failed). */
