@@ -59,6 +59,11 @@ describe('WorkerComputePool', () => {
         }
       }, 10);
     });
+    // A job waiting behind the busy worker is canceled where it waits.
+    const waitingController = new AbortController();
+    const waiting = pool.run(spec({ op: 'echo', x: 5 }, { signal: waitingController.signal }));
+    waitingController.abort(new Error('gave up waiting'));
+    await expect(waiting).rejects.toThrow('gave up waiting');
     controller.abort(new Error('query canceled'));
     await expect(spinning).rejects.toThrow('query canceled');
     // The terminated worker is replaced: the pool goes on.

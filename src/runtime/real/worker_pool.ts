@@ -84,7 +84,19 @@ export class WorkerComputePool implements ComputePool {
     if (this.closed) return Promise.reject(new Error('compute pool is closed'));
     if (spec.signal?.aborted === true) return Promise.reject(abortReason(spec.signal));
     return new Promise((resolve, reject) => {
-      this.queue.push({ spec, resolve, reject });
+      const waiting: Waiting = { spec, resolve, reject };
+      this.queue.push(waiting);
+      // A job canceled while it waits for a worker leaves the queue at once.
+      spec.signal?.addEventListener(
+        'abort',
+        () => {
+          const i = this.queue.indexOf(waiting);
+          if (i < 0) return;
+          this.queue.splice(i, 1);
+          reject(abortReason(spec.signal as AbortSignal));
+        },
+        { once: true },
+      );
       this.dispatch();
     });
   }
