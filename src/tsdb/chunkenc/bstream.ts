@@ -241,22 +241,20 @@ export class BitStreamReader {
   /** Reads `nbits` (0..32) bits as an unsigned number. */
   readBits(nbits: number): number {
     if (this.end - this.pos < nbits) this.underflow(nbits);
-    if (nbits > 24) {
-      // Two fast reads instead of one slow one; 24 bits plus a 7-bit offset fit in 32 bits.
-      const high = this.readBits(nbits - 16);
-      return high * 65536 + this.readBits(16);
-    }
     const b = this.buf;
     const i = this.pos >>> 3;
-    if (nbits > 0 && i + 4 <= b.length) {
+    if (nbits > 0 && i + 5 <= b.length) {
+      // Up to 32 bits at any bit offset lie within five bytes: the 32 bits from the offset,
+      // then the wanted ones from the top (one load path for every width, no recursion).
+      const o = this.pos & 7;
       const word =
         ((b[i] as number) << 24) |
         ((b[i + 1] as number) << 16) |
         ((b[i + 2] as number) << 8) |
         (b[i + 3] as number);
-      const value = (word << (this.pos & 7)) >>> (32 - nbits);
+      const top = o === 0 ? word : (word << o) | ((b[i + 4] as number) >>> (8 - o));
       this.pos += nbits;
-      return value;
+      return nbits === 32 ? top >>> 0 : top >>> (32 - nbits);
     }
     return this.readBitsSlow(nbits);
   }
