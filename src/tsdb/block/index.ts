@@ -122,4 +122,5 @@ export {
   type SeriesChunks,
   type SeriesSampleIterator,
 } from './series_set.js';
+export { mergeSeriesChunkSets } from './series_merge.js';
 export { MergedSampleIterator, type DroppedSampleObserver } from './merge_iterator.js';

@@ -5,6 +5,7 @@
 import { compareGoStrings, Labels, type Matcher } from '../../model/index.js';
 import {
   MergedSampleIterator,
+  mergeSeriesChunkSets,
   type BlockReader,
   type SeriesChunks,
   type SeriesSampleIterator,
@@ -156,26 +157,21 @@ export class DBQuerier {
    * out-of-order data): readers keep each timestamp once.
    */
   async selectChunks(matchers: readonly Matcher[]): Promise<SeriesChunks[]> {
-    const all = await this.consistent(async (view) => {
-      const out: SeriesChunks[] = [];
-      for (const block of view.blocks)
-        for await (const s of block.selectChunks(matchers, this.mint, this.maxt)) out.push(s);
+    const lists = await this.consistent(async (view) => {
+      const out: SeriesChunks[][] = [];
+      for (const block of view.blocks) {
+        const list: SeriesChunks[] = [];
+        for await (const s of block.selectChunks(matchers, this.mint, this.maxt)) list.push(s);
+        out.push(list);
+      }
       if (view.headMint !== undefined) {
         const opts = { inOrderMint: view.headMint };
-        out.push(...(await this.head.selectChunks(matchers, this.mint, this.maxt, opts)));
+        out.push(await this.head.selectChunks(matchers, this.mint, this.maxt, opts));
       }
       return out;
     });
-    // Stable: equal label sets keep source order, so chunks stay in time order per source.
-    all.sort((a, b) => Labels.compare(a.labels, b.labels));
-    const out: SeriesChunks[] = [];
-    for (const s of all) {
-      const last = out[out.length - 1];
-      if (last !== undefined && last.labels.equals(s.labels))
-        out[out.length - 1] = { labels: last.labels, chunks: [...last.chunks, ...s.chunks] };
-      else out.push(s);
-    }
-    return out;
+    // Every source answers sorted by labels: merged, not sorted again.
+    return lists.length === 1 ? (lists[0] as SeriesChunks[]) : mergeSeriesChunkSets(lists);
   }
 
   /** Label names of the series matching `matchers` (all series without), sorted. */
