@@ -157,7 +157,8 @@ export class XorAppender extends BitStreamWriter implements ChunkAppender {
     const buf = this.buf;
     buf[0] = this.count >>> 8;
     buf[1] = this.count & 0xff;
-    return buf.subarray(0, this.length);
+    // A compacted (complete) chunk is its whole buffer: no view to allocate per read.
+    return buf.length === this.length ? buf : buf.subarray(0, this.length);
   }
 
   /**

@@ -158,8 +158,11 @@ export function selectSeriesChunks(
     if (series === undefined) continue;
     const chunks: RawChunk[] = [];
     if (inOrderMint <= maxt) {
-      for (const c of series.completed)
+      const completed = series.completed;
+      for (let i = 0; i < completed.length; i++) {
+        const c = completed[i] as CompletedChunk;
         if (c.maxTime >= inOrderMint && c.minTime <= maxt) chunks.push(rawChunk(c, false));
+      }
       const open = series.openChunk();
       if (open !== null && open.maxTime >= inOrderMint && open.minTime <= maxt)
         chunks.push(rawChunk(open, true));
