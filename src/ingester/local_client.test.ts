@@ -60,12 +60,22 @@ describe('LocalFirstIngesterClient', () => {
     expect((refused as RpcError).code).toBe('invalid_argument');
     expect(calls).toEqual(['push ingester-1:9095']);
 
-    const got = await h.client.queryStream(INGESTER_ADDR, 't1', {
+    const req = {
       start: START - 10,
       end: START + 10,
       matchers: toWireMatchers([Matcher.regex('__name__', '.+')]),
-    });
+    };
+    const got = await h.client.queryStream(INGESTER_ADDR, 't1', req);
     expect(lines(got)).toEqual([`{__name__="down"} ${START}=3`, `{__name__="up"} ${START}=1`]);
+    // Queries of this process's ingester are answered in-process, chunks as the RPC sends them.
+    const direct = await local.queryStream(INGESTER_ADDR, 't1', req);
+    expect(lines(direct)).toEqual(lines(got));
+    expect(direct.map((s) => s.chunks.map((c) => [...c.data]))).toEqual(
+      got.map((s) => s.chunks.map((c) => [...c.data])),
+    );
+    await expect(local.queryStream('elsewhere:9095', 't1', req)).rejects.toThrow(
+      /remote queryStream to elsewhere/,
+    );
 
     await expect(
       local.push('elsewhere:9095', 't1', batch(series('up', {}, [START, 1])), 'api'),
