@@ -142,6 +142,21 @@ describe.each([
     expect(err).toMatchObject({ storage: true, message: 'store-gateway unreachable' });
   });
 
+  it('a failed worker fails its query as a server error (500), naming the failure', async () => {
+    const broken: ComputePool = {
+      run: () => Promise.reject(new Error('worker ran out of memory')),
+      close: () => Promise.resolve(),
+    };
+    const err = await outcome(
+      new OffloadedEngine(name, options, broken).instantQuery(mem, 'up', 0),
+    );
+    expect(err).toEqual({
+      error: 'internal',
+      message: 'query evaluation failed: worker ran out of memory',
+      storage: false,
+    });
+  });
+
   it('a canceled query fails as canceled and closes what the job opened', async () => {
     const controller = new AbortController();
     let closed = 0;

@@ -8,6 +8,7 @@
  * worker at once (it is terminated) with the error the engine itself would raise.
  */
 import {
+  PromQLError,
   QueryCanceledError,
   type EngineOptions,
   type Expr,
@@ -104,7 +105,10 @@ export class OffloadedEngine implements PromQLEngine {
     } catch (err) {
       // The worker was stopped because the query was canceled or timed out.
       if (aborted()) throw new QueryCanceledError('expression evaluation');
-      throw err;
+      // The worker itself failed (e.g. Node stopped it when it ran out of heap): a server
+      // failure (500), not the query's fault; the pool replaces the worker.
+      const msg = err instanceof Error ? err.message : String(err);
+      throw new PromQLError('internal', `query evaluation failed: ${msg}`);
     } finally {
       await storage.closeAll();
     }
