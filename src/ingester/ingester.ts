@@ -434,10 +434,8 @@ export class Ingester extends BasicService {
     matchers: readonly Matcher[],
     signal?: AbortSignal,
   ): Promise<SeriesChunks[]> {
-    this.checkRunning();
-    this.metrics.queries.inc();
-    const db = this.dbs.get(tenant);
-    if (db === undefined || start > end) return [];
+    const db = this.queriedDB(tenant, start, end);
+    if (db === undefined) return [];
     const out = await db.selectChunks(matchers, start, end);
     if (signal?.aborted === true) throw new RpcError('aborted', 'query aborted');
     let samples = 0;
@@ -478,11 +476,16 @@ export class Ingester extends BasicService {
     end: number,
     matchers: readonly Matcher[],
   ): Promise<DBSeries[]> {
+    const db = this.queriedDB(tenant, start, end);
+    return db === undefined ? [] : db.select(matchers, start, end);
+  }
+
+  /** The database a query RPC reads (counted as a query), none for an empty range. */
+  private queriedDB(tenant: string, start: number, end: number) {
     this.checkRunning();
     this.metrics.queries.inc();
     const db = this.dbs.get(tenant);
-    if (db === undefined || start > end) return [];
-    return db.select(matchers, start, end);
+    return db === undefined || start > end ? undefined : db;
   }
 
   /** Label names among `tenant`'s series matching `matchers` (all when empty) in [start, end]. */
