@@ -4,9 +4,15 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Labels } from '../model/index.js';
-import { SAMPLE_FLOAT, SAMPLE_NONE, type SampleIterator } from '../promql/index.js';
+import {
+  SAMPLE_FLOAT,
+  SAMPLE_NONE,
+  type SampleIterator,
+  type StorageSeries,
+} from '../promql/index.js';
 import type { StoreChunk } from '../storegateway/index.js';
 import { countingChunk, xorChunk, xorChunks, type Sample } from './blocks_fakes.testing.js';
+import { ChunkSampleReader } from './chunk_samples.js';
 import {
   chunkLanes,
   mergeStoreSeries,
@@ -15,6 +21,11 @@ import {
 } from './chunk_series.js';
 
 const L = (...kv: string[]): Labels => Labels.fromStrings(...kv);
+
+function bulk(s: StorageSeries, start: number, end: number): [number, number][] {
+  const { ts, fs } = s.samples!(start, end);
+  return Array.from(ts, (t, i) => [t, fs[i] as number]);
+}
 
 function drain(it: SampleIterator): [number, number][] {
   const out: [number, number][] = [];
@@ -122,6 +133,52 @@ describe('overlapping chunks', () => {
   });
 });
 
+describe('bulk reads (StorageSeries.samples)', () => {
+  it('keeps the earliest lane’s sample on equal timestamps, as the iterator does', () => {
+    const a = xorChunk([
+      [0, 1],
+      [10, 2],
+    ]);
+    const b = xorChunk([
+      [10, 99],
+      [20, 3],
+    ]);
+    const s = storeSeriesToStorageSeries({ labels: L(), chunks: [a, b] }, 0, 100);
+    expect(bulk(s, 0, 100)).toEqual(drain(s.iterator()));
+    expect(bulk(s, 0, 100)).toEqual([
+      [0, 1],
+      [10, 2],
+      [20, 3],
+    ]);
+  });
+
+  it('reads series larger than a shared block and keeps earlier views intact', () => {
+    const reader = new ChunkSampleReader();
+    const big = series(0, 199_999_000, 1000); // 200,000 samples: more than one block
+    const first = storeSeriesToStorageSeries(
+      { labels: L(), chunks: xorChunks(series(0, 9_000, 1000), 4) },
+      0,
+      10_000,
+      reader,
+    );
+    const firstSamples = first.samples!(0, 10_000);
+    const second = storeSeriesToStorageSeries(
+      { labels: L(), chunks: xorChunks(big, 120) },
+      0,
+      200_000_000,
+      reader,
+    );
+    expect(second.samples!(0, 200_000_000).ts.length).toBe(big.length);
+    expect(Array.from(firstSamples.ts)).toEqual(series(0, 9_000, 1000).map(([t]) => t));
+  });
+
+  it('fails on a chunk of an unsupported encoding', () => {
+    const chunk = { ...xorChunk([[1, 1]]), encoding: 2 };
+    const s = storeSeriesToStorageSeries({ labels: L(), chunks: [chunk] }, 0, 10);
+    expect(() => s.samples!(0, 10)).toThrow(/unsupported chunk encoding 2/);
+  });
+});
+
 describe('mergeStoreSeries', () => {
   it('groups answers by labels, sorted, keeping every chunk', () => {
     const a = { labels: L('__name__', 'a'), chunks: [xorChunk([[1, 1]])] };
@@ -146,7 +203,9 @@ describe('property: merged chunks equal the model', () => {
       return { samples, chunks: xorChunks(samples, perChunk) };
     });
 
-  it('next() walks the sorted unique union inside the window', () => {
+  it('next() and the bulk read walk the sorted unique union inside the window', () => {
+    // One reader for every run: its shared blocks must keep earlier reads intact.
+    const reader = new ChunkSampleReader();
     fc.assert(
       fc.property(
         fc.array(source, { minLength: 1, maxLength: 5 }),
@@ -160,6 +219,11 @@ describe('property: merged chunks equal the model', () => {
             .sort((a, b) => a - b)
             .map((t) => [t, t * 0.5 + 1]);
           expect(drain(storeChunksIterator(chunks, mint, maxt))).toEqual(model);
+          // The bulk read gives the same samples, whatever sub-window it is asked for.
+          const s = storeSeriesToStorageSeries({ labels: L(), chunks }, mint, maxt, reader);
+          expect(bulk(s, -Infinity, Infinity)).toEqual(model);
+          const mid = mint + Math.floor(span / 2);
+          expect(bulk(s, mid, Infinity)).toEqual(model.filter(([t]) => (t as number) >= mid));
         },
       ),
       { numRuns: 300 },

@@ -18,6 +18,7 @@ import {
   type StorageSeries,
 } from '../promql/index.js';
 import type { StoreChunk, StoreSeries } from '../storegateway/index.js';
+import { ChunkSampleReader } from './chunk_samples.js';
 import {
   Encoding,
   MergedSampleIterator,
@@ -26,17 +27,27 @@ import {
   type SeriesSampleIterator,
 } from '../tsdb/index.js';
 
-/** A series whose chunks are decoded lazily within [mint, maxt] (inclusive, ms). */
+/**
+ * A series whose chunks are decoded lazily within [mint, maxt] (inclusive, ms). The series
+ * of one select share `reader`, whose blocks their bulk reads fill.
+ */
 export function storeSeriesToStorageSeries(
   series: StoreSeries,
   mint: number,
   maxt: number,
+  reader?: ChunkSampleReader,
 ): StorageSeries {
   // Lanes are worked out on the first walk: a query may drop the series before that.
   let lanes: (readonly StoreChunk[])[] | undefined;
   return {
     labels: series.labels,
     iterator: () => lanesIterator((lanes ??= chunkLanes(series.chunks, mint, maxt)), mint, maxt),
+    samples: (start, end) =>
+      (reader ??= new ChunkSampleReader()).read(
+        (lanes ??= chunkLanes(series.chunks, mint, maxt)),
+        Math.max(start, mint),
+        Math.min(end, maxt),
+      ),
     encoded: { chunks: series.chunks, mint, maxt },
   };
 }

@@ -14,6 +14,7 @@ import {
   type StorageSeries,
 } from '../promql/index.js';
 import type { BlocksStoreQueryable } from './blocks_store_queryable.js';
+import { ChunkSampleReader } from './chunk_samples.js';
 import { mergeSampleIterators, storeSeriesToStorageSeries } from './chunk_series.js';
 import type { IngesterQueryable } from './ingester_queryable.js';
 import { toStorageSeries } from './merge.js';
@@ -109,8 +110,9 @@ export class DistributorStoreQuerier implements StorageQuerier {
         this.store.series(tenant, matchers, start, end, { signal: s, fetched }),
         this.ingesters.select(tenant, matchers, start, end, s, fetched),
       ]);
+      const reader = new ChunkSampleReader();
       merged = mergeStorageSeries([
-        fromStore.map((x) => storeSeriesToStorageSeries(x, start, end)),
+        fromStore.map((x) => storeSeriesToStorageSeries(x, start, end, reader)),
         fromIngesters,
       ]);
     }

@@ -12,6 +12,7 @@ import {
   storeChunksIterator,
   storeSeriesToStorageSeries,
 } from './chunk_series.js';
+import { ChunkSampleReader } from './chunk_samples.js';
 import {
   SAMPLE_FLOAT,
   SAMPLE_NONE,
@@ -34,7 +35,8 @@ export function mergeIngesterAnswers(
   keepReplicas = false,
 ): StorageSeries[] {
   if (keepReplicas) return replicaCopies(answers, mint, maxt);
-  return mergeStoreSeries(answers).map((s) => storeSeriesToStorageSeries(s, mint, maxt));
+  const reader = new ChunkSampleReader();
+  return mergeStoreSeries(answers).map((s) => storeSeriesToStorageSeries(s, mint, maxt, reader));
 }
 
 /** Every replica's samples of each series, copies kept, in time order (the canary). */

@@ -16,6 +16,7 @@ import {
   type QueryValue,
   type StorageSeries,
 } from '../promql/index.js';
+import { ChunkSampleReader } from './chunk_samples.js';
 import { storeSeriesToStorageSeries } from './chunk_series.js';
 import { toStorageSeries } from './merge.js';
 
@@ -115,6 +116,7 @@ export function encodeSeriesSet(series: readonly StorageSeries[]): {
 /** Inverse of encodeSeriesSet: the series, chunks decoded lazily as the querier's are. */
 export function decodeSeriesSet(set: WireSeriesSet): StorageSeries[] {
   const out: StorageSeries[] = [];
+  const reader = new ChunkSampleReader();
   let m = 0;
   let b = 0;
   let p = 0;
@@ -137,7 +139,7 @@ export function decodeSeriesSet(set: WireSeriesSet): StorageSeries[] {
         });
         b += len;
       }
-      out.push(storeSeriesToStorageSeries({ labels, chunks }, mint, maxt));
+      out.push(storeSeriesToStorageSeries({ labels, chunks }, mint, maxt, reader));
     } else {
       m += 4;
       out.push(

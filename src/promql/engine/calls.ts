@@ -90,8 +90,8 @@ function evalRangeFunction(ev: Evaluator, e: Call, fn: FunctionCall, matrixIndex
   // Where the points come from: the selector's series, or the subquery's result.
   let sources: {
     labels: Labels;
-    ts: readonly number[];
-    fs: readonly number[];
+    ts: ArrayLike<number>;
+    fs: ArrayLike<number>;
     dropName: boolean;
   }[];
   let offset: number;

@@ -6,6 +6,7 @@ import type { Annotations } from '../annotations.js';
 import { QueryCanceledError, QueryTimeoutError, TooManySamplesError } from '../errors.js';
 import type { FunctionCall } from '../function_call.js';
 import type { Expr, PositionRange, VectorSelector } from '../parser/ast.js';
+import type { SampleArrays } from '../storage.js';
 import { posRangeOf, startPosInput } from '../parser/index.js';
 import { StaleMarkerTest } from './util.js';
 
@@ -15,12 +16,12 @@ export const ENV = 'query execution';
 /** One selected series with all its samples in the querier's range, stale markers flagged. */
 export interface LoadedSeries {
   readonly labels: Labels;
-  readonly ts: readonly number[];
-  readonly fs: readonly number[];
+  readonly ts: Float64Array;
+  readonly fs: Float64Array;
   /** 1 where the sample is a stale marker; null when the series has none. */
   readonly stale: Uint8Array | null;
   /** The same samples without stale markers (what range selectors see); built on demand. */
-  points?: { readonly ts: readonly number[]; readonly fs: readonly number[] };
+  points?: SampleArrays;
 }
 
 export interface QueryContextConfig {

@@ -170,8 +170,8 @@ export class Evaluator {
       this.ctx.checkSamples();
       out.push({
         metric: ls.labels,
-        ts: p.ts.slice(lo, hi),
-        fs: p.fs.slice(lo, hi),
+        ts: Array.from(p.ts.subarray(lo, hi)),
+        fs: Array.from(p.fs.subarray(lo, hi)),
         dropName: false,
       });
     }

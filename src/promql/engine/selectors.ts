@@ -6,7 +6,13 @@
 import { expandingSeriesError } from '../errors.js';
 import type { Expr, SubqueryExpr, VectorSelector } from '../parser/ast.js';
 import { inspect } from '../parser/index.js';
-import { SAMPLE_NONE, type Querier, type SelectHints, type StorageSeries } from '../storage.js';
+import {
+  readSeriesSamples,
+  type Querier,
+  type SelectHints,
+  type SampleArrays,
+  type StorageSeries,
+} from '../storage.js';
 import type { LoadedSeries, QueryContext } from './context.js';
 import type { ESeries } from './types.js';
 
@@ -136,24 +142,17 @@ export function loadSeries(
   start = -Infinity,
   end = Infinity,
 ): LoadedSeries {
-  const it = s.iterator();
-  const ts: number[] = [];
-  const fs: number[] = [];
-  let stale: number[] | null = null;
-  for (let r = start === -Infinity ? it.next() : it.seek(start); r !== SAMPLE_NONE; r = it.next()) {
-    const t = it.atT();
-    if (t > end) break;
-    const f = it.atF();
-    if (f !== f && ctx.stale.isStale(f)) (stale ??= []).push(ts.length);
-    ts.push(t);
-    fs.push(f);
+  let samples: SampleArrays;
+  try {
+    samples = readSeriesSamples(s, start, end);
+  } catch (err) {
+    throw expandingSeriesError(err);
   }
-  const err = it.err();
-  if (err !== null) throw expandingSeriesError(err);
+  const { ts, fs } = samples;
   let flags: Uint8Array | null = null;
-  if (stale !== null) {
-    flags = new Uint8Array(ts.length);
-    for (const i of stale) flags[i] = 1;
+  for (let i = 0; i < fs.length; i++) {
+    const f = fs[i] as number;
+    if (f !== f && ctx.stale.isStale(f)) (flags ??= new Uint8Array(fs.length))[i] = 1;
   }
   return { labels: s.labels, ts, fs, stale: flags };
 }
@@ -191,25 +190,30 @@ export async function populateSeries(
 }
 
 /** The samples a range selector sees: stale markers removed. */
-export function rangePoints(ls: LoadedSeries): { ts: readonly number[]; fs: readonly number[] } {
+export function rangePoints(ls: LoadedSeries): SampleArrays {
   if (ls.points !== undefined) return ls.points;
-  if (ls.stale === null) {
+  const stale = ls.stale;
+  if (stale === null) {
     ls.points = { ts: ls.ts, fs: ls.fs };
     return ls.points;
   }
-  const ts: number[] = [];
-  const fs: number[] = [];
-  for (let i = 0; i < ls.ts.length; i++) {
-    if (ls.stale[i] === 1) continue;
-    ts.push(ls.ts[i] as number);
-    fs.push(ls.fs[i] as number);
+  let kept = 0;
+  for (let i = 0; i < stale.length; i++) if (stale[i] !== 1) kept++;
+  const ts = new Float64Array(kept);
+  const fs = new Float64Array(kept);
+  let n = 0;
+  for (let i = 0; i < stale.length; i++) {
+    if (stale[i] === 1) continue;
+    ts[n] = ls.ts[i] as number;
+    fs[n] = ls.fs[i] as number;
+    n++;
   }
   ls.points = { ts, fs };
   return ls.points;
 }
 
 /** First index with ts[i] > t, searching from `from` (ts sorted ascending). */
-export function upperBoundFrom(ts: readonly number[], t: number, from: number): number {
+export function upperBoundFrom(ts: ArrayLike<number>, t: number, from: number): number {
   let lo = from;
   let hi = ts.length;
   // Steps move forward by little, so try a short linear scan before bisecting.

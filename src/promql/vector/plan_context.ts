@@ -4,13 +4,13 @@
 import { expandingSeriesError } from '../errors.js';
 import type { SeriesMeta } from './batch.js';
 import { dropMetadataLabels, labelsKey } from './labels.js';
-import { withSignal, type QueryContext } from '../engine/index.js';
+import { withSignal, type QueryContext, type StaleMarkerTest } from '../engine/index.js';
 import type { TimeModifiers, VectorSelector } from '../parser/index.js';
 import {
-  SAMPLE_NONE,
+  readSeriesSamples,
   type Querier,
-  type SampleIterator,
   type SelectHints,
+  type SampleArrays,
   type StorageSeries,
 } from '../storage.js';
 
@@ -70,45 +70,78 @@ export async function selectSeries(pc: PlanContext, vs: VectorSelector): Promise
   }
 }
 
-/** Throws the iterator's error, as the default engine does when it expands a series. */
-export function checkIterator(it: SampleIterator): void {
-  const err = it.err();
-  if (err !== null) throw expandingSeriesError(err);
-}
-
 /** The offset a selector is read with on a grid starting at `start` (its `@` folded in). */
 export function effectiveOffset(n: TimeModifiers, start: number): number {
   return n.timestamp === undefined ? n.originalOffset : n.originalOffset + start - n.timestamp;
 }
 
+/** The series' samples within the querier's range, read in bulk; storage errors as the default engine reports them. */
+export function readSamples(s: StorageSeries): SampleArrays {
+  try {
+    return readSeriesSamples(s, -Infinity, Infinity);
+  } catch (err) {
+    throw expandingSeriesError(err);
+  }
+}
+
+/** The samples without stale markers (what range selectors see); the same arrays when there are none. */
+export function withoutStale(samples: SampleArrays, stale: StaleMarkerTest): SampleArrays {
+  const { ts, fs } = samples;
+  let kept = 0;
+  for (let i = 0; i < fs.length; i++) {
+    const f = fs[i] as number;
+    if (!(f !== f && stale.isStale(f))) kept++;
+  }
+  if (kept === fs.length) return samples;
+  const keptTs = new Float64Array(kept);
+  const keptFs = new Float64Array(kept);
+  let n = 0;
+  for (let i = 0; i < fs.length; i++) {
+    const f = fs[i] as number;
+    if (f !== f && stale.isStale(f)) continue;
+    keptTs[n] = ts[i] as number;
+    keptFs[n] = f;
+    n++;
+  }
+  return { ts: keptTs, fs: keptFs };
+}
+
 /**
- * A series' samples read one at a time in a single forward pass, with one sample of
- * look-ahead so operators can stop before the first sample past a step.
+ * A series' samples walked in a single forward pass, with one sample of look-ahead so
+ * operators can stop before the first sample past a step. The samples are read in bulk
+ * (storage decodes chunks straight into arrays) or are a subquery's evaluated points.
  */
 export class PeekingSeries {
-  private readonly it: SampleIterator;
+  private i = 0;
   /** The look-ahead sample; valid while `more`. */
   peekT = 0;
   peekF = 0;
   more: boolean;
 
-  constructor(s: StorageSeries) {
-    this.it = s.iterator();
-    this.more = this.pull();
+  constructor(
+    private readonly ts: ArrayLike<number>,
+    private readonly fs: ArrayLike<number>,
+  ) {
+    this.more = ts.length > 0;
+    this.load();
   }
 
-  /** Consumes the look-ahead sample and reads the next one. */
+  /** The series' samples within the querier's range. */
+  static of(s: StorageSeries): PeekingSeries {
+    const { ts, fs } = readSamples(s);
+    return new PeekingSeries(ts, fs);
+  }
+
+  /** Consumes the look-ahead sample and moves to the next one. */
   advance(): void {
-    this.more = this.pull();
+    this.i++;
+    this.more = this.i < this.ts.length;
+    this.load();
   }
 
-  private pull(): boolean {
-    if (this.it.next() === SAMPLE_NONE) {
-      checkIterator(this.it);
-      return false;
-    }
-    this.peekT = this.it.atT();
-    this.peekF = this.it.atF();
-    return true;
+  private load(): void {
+    if (!this.more) return;
+    this.peekT = this.ts[this.i] as number;
+    this.peekF = this.fs[this.i] as number;
   }
 }

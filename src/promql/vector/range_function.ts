@@ -1,8 +1,8 @@
 // Range functions over a matrix selector (rate, increase, delta, irate, deriv, *_over_time,
-// resets, changes, predict_linear, …): each series keeps a ring buffer of its points (stale
-// markers left out, as range selectors see them) that slides forward across the batch's
-// steps over the window (t − offset − range, t − offset]; every non-empty window is handed to
-// the shared function kernel, so the numerics are the function library's own.
+// resets, changes, predict_linear, …): each series' points (stale markers left out, as range
+// selectors see them) are read once into arrays, and a window of indices slides forward
+// across the batch's steps over (t − offset − range, t − offset]; every non-empty window is
+// handed to the shared function kernel, so the numerics are the function library's own.
 import { Labels } from '../../model/index.js';
 import { NodeHelper } from '../engine/index.js';
 import type { FunctionCall } from '../function_call.js';
@@ -30,49 +30,14 @@ import {
 import {
   dropsNamesNow,
   effectiveOffset,
-  PeekingSeries,
+  readSamples,
   selectSeries,
+  withoutStale,
   withNamesDropped,
   type PlanContext,
 } from './plan_context.js';
-import { PointRing } from './point_ring.js';
+import { PointWindow } from './point_window.js';
 import { COLUMN_KERNELS, type ColumnKernel } from './window_kernels.js';
-
-/** Where a window's points come from: a series' iterator or a subquery's evaluated points. */
-interface PointSource {
-  readonly more: boolean;
-  readonly peekT: number;
-  readonly peekF: number;
-  advance(): void;
-}
-
-/** The points of one subquery output series. */
-class ArraySource implements PointSource {
-  private i = 0;
-  more: boolean;
-  peekT = 0;
-  peekF = 0;
-
-  constructor(
-    private readonly ts: readonly number[],
-    private readonly fs: readonly number[],
-  ) {
-    this.more = ts.length > 0;
-    this.load();
-  }
-
-  advance(): void {
-    this.i++;
-    this.more = this.i < this.ts.length;
-    this.load();
-  }
-
-  private load(): void {
-    if (!this.more) return;
-    this.peekT = this.ts[this.i] as number;
-    this.peekF = this.fs[this.i] as number;
-  }
-}
 
 /** The range argument: a matrix selector, or a subquery with the operator of its inside. */
 export type RangeInput =
@@ -85,8 +50,12 @@ export type RangeInput =
     };
 
 interface WindowState {
-  readonly src: PointSource;
-  readonly ring: PointRing;
+  /** The series' points in time order, stale markers left out. */
+  readonly ts: ArrayLike<number>;
+  readonly fs: ArrayLike<number>;
+  /** The current window: points [lo, hi). */
+  lo: number;
+  hi: number;
   /** The "metric might not be a counter" info was already considered for this series. */
   counterChecked: boolean;
 }
@@ -108,6 +77,8 @@ export class RangeFunctionOperator implements VectorOperator {
   private readonly hasAt: boolean;
   private readonly args: Call['args'];
   private readonly enh: NodeHelper;
+  /** The window the column kernels read, pointed at each series' points in turn. */
+  private readonly window = new PointWindow();
   private readonly dropName: boolean;
   private readonly range: number;
   private readonly argPos: PositionRange;
@@ -181,11 +152,11 @@ export class RangeFunctionOperator implements VectorOperator {
     }
     const selected = await selectSeries(this.pc, this.input.arg.vectorSelector);
     this.metas = selected.map((s) => ({ metric: s.labels, dropName: this.dropName }));
-    this.states = selected.map((s) => ({
-      src: new PeekingSeries(s),
-      ring: new PointRing(),
-      counterChecked: false,
-    }));
+    const stale = this.pc.ctx.stale;
+    this.states = selected.map((s) => {
+      const { ts, fs } = withoutStale(readSamples(s), stale);
+      return { ts, fs, lo: 0, hi: 0, counterChecked: false };
+    });
     this.ord = identityOrder(selected.length);
   }
 
@@ -227,8 +198,10 @@ export class RangeFunctionOperator implements VectorOperator {
       });
     }
     this.states = ts.map((t, s) => ({
-      src: new ArraySource(t, fs[s] as number[]),
-      ring: new PointRing(),
+      ts: t,
+      fs: fs[s] as number[],
+      lo: 0,
+      hi: 0,
       counterChecked: false,
     }));
     this.ord = [...inner.order()];
@@ -270,11 +243,9 @@ export class RangeFunctionOperator implements VectorOperator {
     };
     const inMatrix: Series[] = [inSeries];
     const enh = this.enh;
-    const stale = ctx.stale;
     const range = this.range;
-    // Stale markers end series for selectors; a subquery's values are never markers.
-    const dropStale = this.input.kind === 'selector';
     const column = this.column;
+    const w = this.window;
     let windowPoints = 0;
 
     for (let si = 0; si < this.states.length; si++) {
@@ -282,8 +253,7 @@ export class RangeFunctionOperator implements VectorOperator {
       const st = this.states[si] as WindowState;
       const meta = this.metas[si] as SeriesMeta;
       inSeries.metric = meta.metric;
-      const ring = st.ring;
-      const src = st.src;
+      const { ts: pts, fs: pfs } = st;
       const base = si * steps;
       let produced = false;
       for (let k = 0; k < steps; k++) {
@@ -292,18 +262,19 @@ export class RangeFunctionOperator implements VectorOperator {
         if (step === 0 || !this.hasAt) {
           const maxt = ts - this.offset;
           const mint = maxt - range;
-          while (src.more && src.peekT <= maxt) {
-            const f = src.peekF;
-            if (!(dropStale && f !== f && stale.isStale(f))) ring.push(src.peekT, f);
-            src.advance();
-          }
-          while (ring.length > 0 && ring.firstT() <= mint) ring.shift();
+          let hi = st.hi;
+          while (hi < pts.length && (pts[hi] as number) <= maxt) hi++;
+          let lo = st.lo;
+          while (lo < hi && (pts[lo] as number) <= mint) lo++;
+          st.lo = lo;
+          st.hi = hi;
         }
-        const n = ring.length;
+        const n = st.hi - st.lo;
         if (n === 0) continue;
         if (column !== undefined) {
           windowPoints += n;
-          const v = column(ring, ts, range, this.offset);
+          w.set(pts, pfs, st.lo, st.hi);
+          const v = column(w, ts, range, this.offset);
           if (v === undefined) continue;
           values[base + k] = v;
           present[base + k] = 1;
@@ -317,8 +288,8 @@ export class RangeFunctionOperator implements VectorOperator {
             p = { t: 0, f: 0 };
             pool[i] = p;
           }
-          p.t = ring.t(i);
-          p.f = ring.f(i);
+          p.t = pts[st.lo + i] as number;
+          p.f = pfs[st.lo + i] as number;
           window[i] = p;
         }
         for (const [ai, b] of scalarBatches) {

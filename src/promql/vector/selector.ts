@@ -1,5 +1,5 @@
-// The instant-vector selector operator: each series' samples are read from its
-// SampleIterator in one forward pass across all batches; at step t the column holds the
+// The instant-vector selector operator: each series' samples are read (in bulk) and walked
+// in one forward pass across all batches; at step t the column holds the
 // newest sample in (t − offset − lookback, t − offset] unless that sample is a stale marker
 // (Prometheus evalSeries / the default engine's evalInstantSelector).
 import type { VectorSelector } from '../parser/index.js';
@@ -41,7 +41,7 @@ export class VectorSelectorOperator implements VectorOperator {
     const selected = await selectSeries(this.pc, this.selector);
     this.metas = selected.map((s) => ({ metric: s.labels, dropName: false }));
     this.states = selected.map((s) => ({
-      src: new PeekingSeries(s),
+      src: PeekingSeries.of(s),
       hasLast: false,
       lastT: 0,
       lastF: 0,

@@ -34,3 +34,4 @@ export {
   XorChunk,
   XorIterator,
 } from './xor.js';
+export { sampleColumns, XorBulkDecoder, xorSampleCount, type SampleColumns } from './xor_bulk.js';

@@ -4,8 +4,12 @@ import { DecodeError } from '../encoding/index.js';
 import {
   chunkFromData,
   Encoding,
+  sampleColumns,
   ValueType,
+  XorBulkDecoder,
   XorChunk,
+  XorIterator,
+  xorSampleCount,
   type Chunk,
   type ChunkIterator,
 } from './index.js';
@@ -452,4 +456,104 @@ describe('XOR chunk written into a spare buffer', () => {
       { numRuns: 100 },
     );
   });
+});
+
+describe('XorBulkDecoder', () => {
+  /** The decoder's samples with mint ≤ t ≤ maxt, as [t, value bits], written from `at`. */
+  function bulk(
+    decoder: XorBulkDecoder,
+    bytes: Uint8Array,
+    mint: number,
+    maxt: number,
+    at = 0,
+  ): Array<[number, bigint]> {
+    const out = sampleColumns(at + xorSampleCount(bytes));
+    out.ts.fill(-1);
+    const n = decoder.decodeInto(bytes, mint, maxt, out, at);
+    // Nothing before `at` is touched.
+    for (let i = 0; i < at; i++) expect(out.ts[i]).toBe(-1);
+    const got: Array<[number, bigint]> = [];
+    for (let i = at; i < n; i++) got.push([out.ts[i] as number, toBits(out.fs[i] as number)]);
+    return got;
+  }
+
+  it('decodes exactly the samples inside the window, value bits and NaN payloads included', () => {
+    const decoder = new XorBulkDecoder();
+    fc.assert(
+      fc.property(
+        samples,
+        fc.maxSafeInteger(),
+        fc.maxSafeInteger(),
+        fc.nat(5),
+        (list, a, b, at) => {
+          const chunk = new XorChunk();
+          encodeBits(chunk, list);
+          const [mint, maxt] = a <= b ? [a, b] : [b, a];
+          const want = list.filter(([t]) => t >= mint && t <= maxt);
+          expect(bulk(decoder, chunk.bytes().slice(), mint, maxt, at)).toEqual(want);
+          expect(bulk(decoder, chunk.bytes(), -Infinity, Infinity)).toEqual(list);
+        },
+      ),
+      { numRuns: 400 },
+    );
+  });
+
+  it('keeps samples exactly on the window edges and none past them', () => {
+    const decoder = new XorBulkDecoder();
+    const list = Array.from({ length: 100 }, (_, i): [number, number] => [i, i % 7]);
+    const bytes = encode(list).bytes();
+    for (const [mint, maxt] of [
+      [10, 20],
+      [10, 10],
+      [0, 0],
+      [99, 99],
+      [-5, 0],
+      [99, 200],
+      [50, 49],
+    ] as const) {
+      const want = list.filter(([t]) => t >= mint && t <= maxt).map(([t, v]) => [t, toBits(v)]);
+      expect(bulk(decoder, bytes, mint, maxt)).toEqual(want);
+    }
+  });
+
+  it('reuses its buffer: a short chunk after a long one reads no stale bytes', () => {
+    const decoder = new XorBulkDecoder();
+    const long = Array.from({ length: 500 }, (_, i): [number, number] => [i * 1000, Math.PI * i]);
+    expect(bulk(decoder, encode(long).bytes(), -Infinity, Infinity)).toHaveLength(500);
+    const short: Array<[number, number]> = [
+      [5, 1],
+      [6, 1],
+      [7, 1],
+    ];
+    expect(bulk(decoder, encode(short).bytes(), -Infinity, Infinity)).toEqual(
+      short.map(([t, v]) => [t, toBits(v)]),
+    );
+  });
+
+  it('fails a truncated or corrupt chunk as the iterator does', () => {
+    const decoder = new XorBulkDecoder();
+    const whole = encode(
+      Array.from({ length: 40 }, (_, i): [number, number] => [1_000 * i + (i % 3), i * 1.5]),
+    ).bytes();
+    for (let len = 0; len < whole.length; len++) {
+      for (const bytes of [whole.slice(0, len), flipped(whole, len)]) {
+        const it = new XorIterator(bytes);
+        const want: Array<[number, bigint]> = [];
+        while (it.next() !== ValueType.None) want.push([it.atT(), toBits(it.atF())]);
+        const error = it.err();
+        if (error === null) {
+          expect(bulk(decoder, bytes, -Infinity, Infinity)).toEqual(want);
+        } else {
+          expect(() => bulk(decoder, bytes, -Infinity, Infinity)).toThrow(error.message);
+        }
+      }
+    }
+  });
+
+  /** `bytes` with every bit of byte `i` inverted. */
+  function flipped(bytes: Uint8Array, i: number): Uint8Array {
+    const copy = bytes.slice();
+    copy[i] = (copy[i] as number) ^ 0xff;
+    return copy;
+  }
 });

@@ -1,0 +1,111 @@
+/**
+ * Bulk reads of chunk series: a series' samples inside a window decoded at once into typed
+ * arrays (StorageSeries.samples), the fast path the engines load series through. Each lane
+ * (see chunk_series.ts) is decoded chunk by chunk with the bulk XOR decoder; several lanes
+ * are merged keeping each timestamp once, the earliest lane's sample on ties, as the
+ * iterator path's merge does.
+ */
+import type { SampleArrays } from '../promql/index.js';
+import type { StoreChunk } from '../storegateway/index.js';
+import {
+  Encoding,
+  sampleColumns,
+  XorBulkDecoder,
+  xorSampleCount,
+  type SampleColumns,
+} from '../tsdb/index.js';
+
+/** Samples per shared block: 1 MiB of timestamps and 1 MiB of values. */
+const BLOCK_SAMPLES = 1 << 17;
+
+const NO_SAMPLES: SampleArrays = { ts: new Float64Array(0), fs: new Float64Array(0) };
+
+/**
+ * Reads the series of one select: their samples are views into shared blocks, because an
+ * ArrayBuffer per series (thousands per select) costs more than decoding its samples. One
+ * reader per select; the blocks live as long as any series read from them.
+ */
+export class ChunkSampleReader {
+  private readonly decoder = new XorBulkDecoder();
+  private block: SampleColumns = sampleColumns(0);
+  private used = 0;
+
+  /** The samples with mint ≤ t ≤ maxt of `lanes` (from chunkLanes); throws on unreadable chunks. */
+  read(lanes: readonly (readonly StoreChunk[])[], mint: number, maxt: number): SampleArrays {
+    if (lanes.length === 0 || mint > maxt) return NO_SAMPLES;
+    let merged = this.readLane(lanes[0] as readonly StoreChunk[], mint, maxt);
+    for (let i = 1; i < lanes.length; i++) {
+      merged = this.merge(merged, this.readLane(lanes[i] as readonly StoreChunk[], mint, maxt));
+    }
+    const { block, from, to } = merged;
+    return { ts: block.ts.subarray(from, to), fs: block.fs.subarray(from, to) };
+  }
+
+  /** Room for `capacity` samples in the current block (a new block when it is full). */
+  private reserve(capacity: number): number {
+    if (this.used + capacity > this.block.ts.length) {
+      this.block = sampleColumns(Math.max(capacity, BLOCK_SAMPLES));
+      this.used = 0;
+    }
+    return this.used;
+  }
+
+  private readLane(lane: readonly StoreChunk[], mint: number, maxt: number): Span {
+    let capacity = 0;
+    for (const c of lane) {
+      if (c.maxTime >= mint && c.minTime <= maxt) capacity += xorSampleCount(c.data);
+    }
+    const from = this.reserve(capacity);
+    const out = this.block;
+    let n = from;
+    for (const c of lane) {
+      if (c.maxTime < mint) continue;
+      if (c.minTime > maxt) break;
+      if (c.encoding !== Encoding.XOR) {
+        throw new Error(
+          `unsupported chunk encoding ${c.encoding} (chunk ${c.minTime}-${c.maxTime})`,
+        );
+      }
+      n = this.decoder.decodeInto(c.data, mint, maxt, out, n);
+    }
+    this.used = n;
+    return { block: out, from, to: n };
+  }
+
+  /** Two spans (each sorted by time) merged, each timestamp once, `a`'s sample on ties. */
+  private merge(a: Span, b: Span): Span {
+    if (b.to === b.from) return a;
+    if (a.to === a.from) return b;
+    const from = this.reserve(a.to - a.from + b.to - b.from);
+    const out = this.block;
+    let i = a.from;
+    let j = b.from;
+    let n = from;
+    // Words, not numbers: a NaN's payload (a stale marker) must survive the copy.
+    while (i < a.to || j < b.to) {
+      const ta = i < a.to ? (a.block.ts[i] as number) : Infinity;
+      const tb = j < b.to ? (b.block.ts[j] as number) : Infinity;
+      const src = ta <= tb ? a.block : b.block;
+      const k = ta <= tb ? i : j;
+      out.ts[n] = ta <= tb ? ta : tb;
+      out.words[2 * n] = src.words[2 * k] as number;
+      out.words[2 * n + 1] = src.words[2 * k + 1] as number;
+      if (ta <= tb) {
+        i++;
+        if (ta === tb) j++;
+      } else {
+        j++;
+      }
+      n++;
+    }
+    this.used = n;
+    return { block: out, from, to: n };
+  }
+}
+
+/** Samples [from, to) of a block. */
+interface Span {
+  readonly block: SampleColumns;
+  readonly from: number;
+  readonly to: number;
+}
