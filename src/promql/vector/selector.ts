@@ -12,13 +12,13 @@ import {
   type StepGrid,
   type VectorOperator,
 } from './batch.js';
-import { effectiveOffset, PeekingSeries, selectSeries, type PlanContext } from './plan_context.js';
+import { effectiveOffset, readSamples, selectSeries, type PlanContext } from './plan_context.js';
 
 interface SelectorState {
-  readonly src: PeekingSeries;
-  hasLast: boolean;
-  lastT: number;
-  lastF: number;
+  readonly ts: ArrayLike<number>;
+  readonly fs: ArrayLike<number>;
+  /** Samples before this index are at or before the last step's reference time. */
+  next: number;
 }
 
 export class VectorSelectorOperator implements VectorOperator {
@@ -40,12 +40,10 @@ export class VectorSelectorOperator implements VectorOperator {
   async prepare(): Promise<void> {
     const selected = await selectSeries(this.pc, this.selector);
     this.metas = selected.map((s) => ({ metric: s.labels, dropName: false }));
-    this.states = selected.map((s) => ({
-      src: PeekingSeries.of(s),
-      hasLast: false,
-      lastT: 0,
-      lastF: 0,
-    }));
+    this.states = selected.map((s) => {
+      const { ts, fs } = readSamples(s);
+      return { ts, fs, next: 0 };
+    });
     this.ord = identityOrder(selected.length);
   }
 
@@ -67,27 +65,26 @@ export class VectorSelectorOperator implements VectorOperator {
     const batch = new StepBatch(first, steps, this.states.length);
     const { values, present } = batch;
     let points = 0;
+    const interval = this.grid.interval;
+    const ref0 = stepTime(this.grid, first) - this.offset;
     for (let si = 0; si < this.states.length; si++) {
       const st = this.states[si] as SelectorState;
-      const src = st.src;
+      const { ts, fs } = st;
+      const n = ts.length;
       const base = si * steps;
-      const ref0 = stepTime(this.grid, first) - this.offset;
-      const interval = this.grid.interval;
+      let i = st.next;
       for (let k = 0; k < steps; k++) {
         const ref = ref0 + k * interval;
-        while (src.more && src.peekT <= ref) {
-          st.hasLast = true;
-          st.lastT = src.peekT;
-          st.lastF = src.peekF;
-          src.advance();
-        }
-        if (!st.hasLast || st.lastT <= ref - lookback) continue;
-        const f = st.lastF;
+        while (i < n && (ts[i] as number) <= ref) i++;
+        // The newest sample at or before ref, if it is inside the lookback window.
+        if (i === 0 || (ts[i - 1] as number) <= ref - lookback) continue;
+        const f = fs[i - 1] as number;
         if (f !== f && stale.isStale(f)) continue;
         values[base + k] = f;
         present[base + k] = 1;
         points++;
       }
+      st.next = i;
     }
     ctx.totalSamples += points;
     return batch;

@@ -141,28 +141,32 @@ export class XorBulkDecoder {
 
     for (let k = 1; k < total; k++) {
       if (pos > endBits) return FALLBACK;
+      // One 32-bit look at the sample's first bits serves the timestamp's prefix and delta
+      // of deltas and, when they leave room, the value's control bits and window header.
+      let w = bitsAt(b, v, pos, 32) | 0;
+      let used = 0;
       if (k > 1) {
         // The delta of deltas behind a prefix of up to four bits ('0', '10', '110', '1110';
         // '1111' announces 64 bits, left to the general decoder).
-        const prefix = bitsAt(b, v, pos, 4);
         let dod = 0;
-        if ((prefix & 8) === 0) {
-          pos += 1;
-        } else if ((prefix & 4) === 0) {
-          dod = bitsAt(b, v, pos + 2, 14);
+        if (w >= 0) {
+          used = 1;
+        } else if ((w & 0x40000000) === 0) {
+          dod = (w >>> 16) & 0x3fff;
           if (dod > 1 << 13) dod -= 1 << 14;
-          pos += 16;
-        } else if ((prefix & 2) === 0) {
-          dod = bitsAt(b, v, pos + 3, 17);
+          used = 16;
+        } else if ((w & 0x20000000) === 0) {
+          dod = (w >>> 12) & 0x1ffff;
           if (dod > 1 << 16) dod -= 1 << 17;
-          pos += 20;
-        } else if ((prefix & 1) === 0) {
-          dod = bitsAt(b, v, pos + 4, 20);
+          used = 20;
+        } else if ((w & 0x10000000) === 0) {
+          dod = (w >>> 8) & 0xfffff;
           if (dod > 1 << 19) dod -= 1 << 20;
-          pos += 24;
+          used = 24;
         } else {
           return FALLBACK;
         }
+        pos += used;
         tDelta += dod;
         t += tDelta;
         if (
@@ -173,16 +177,18 @@ export class XorBulkDecoder {
         ) {
           return FALLBACK;
         }
+        // The value needs up to 13 bits of look-ahead (control and header).
+        w = used <= 19 ? w << used : bitsAt(b, v, pos, 32) | 0;
       }
       // The value: '0' unchanged, '10' XOR in the previous window, '11' a new window.
-      const control = bitsAt(b, v, pos, 2);
-      if (control < 2) {
+      if (w >= 0) {
         pos += 1;
       } else {
-        pos += 2;
-        if (control === 3) {
-          const header = bitsAt(b, v, pos, 11);
-          pos += 11;
+        if ((w & 0x40000000) === 0) {
+          pos += 2;
+        } else {
+          const header = (w >>> 19) & 0x7ff;
+          pos += 13;
           let significant = header & 0x3f;
           if (significant === 0) significant = 64;
           leading = header >>> 6;

@@ -153,6 +153,7 @@ export function selectSeriesChunks(
 ): SeriesChunks[] {
   const out: SeriesChunks[] = [];
   const inOrderMint = Math.max(mint, opts.inOrderMint ?? mint);
+  const snapshots = new SnapshotArena();
   for (const ref of refs) {
     const series = lookup(ref);
     if (series === undefined) continue;
@@ -161,16 +162,16 @@ export function selectSeriesChunks(
       const completed = series.completed;
       for (let i = 0; i < completed.length; i++) {
         const c = completed[i] as CompletedChunk;
-        if (c.maxTime >= inOrderMint && c.minTime <= maxt) chunks.push(rawChunk(c, false));
+        if (c.maxTime >= inOrderMint && c.minTime <= maxt) chunks.push(rawChunk(c, null));
       }
       const open = series.openChunk();
       if (open !== null && open.maxTime >= inOrderMint && open.minTime <= maxt)
-        chunks.push(rawChunk(open, true));
+        chunks.push(rawChunk(open, snapshots));
     }
     const ooo = series.ooo;
     if (ooo !== null && opts.outOfOrder !== false) {
       for (const c of ooo.chunks)
-        if (c.maxTime >= mint && c.minTime <= maxt) chunks.push(rawChunk(c, false));
+        if (c.maxTime >= mint && c.minTime <= maxt) chunks.push(rawChunk(c, null));
       const buf = ooo.buffer;
       if (buf !== null && buf.length > 0 && buf.maxTime() >= mint && buf.minTime() <= maxt) {
         const data = buf.toChunk().bytes();
@@ -188,14 +189,39 @@ export function selectSeriesChunks(
   return out;
 }
 
-function rawChunk(c: CompletedChunk, copy: boolean): RawChunk {
+/** The chunk as sent: its bytes shared, or copied into `snapshot` when it may still change. */
+function rawChunk(c: CompletedChunk, snapshot: SnapshotArena | null): RawChunk {
   const bytes = c.chunk.bytes();
   return {
     minTime: c.minTime,
     maxTime: c.maxTime,
     encoding: Encoding.XOR,
-    data: copy ? bytes.slice() : bytes,
+    data: snapshot === null ? bytes : snapshot.copy(bytes),
   };
+}
+
+/** Bytes per snapshot block: a few hundred open chunks. */
+const SNAPSHOT_BLOCK = 1 << 18;
+
+/**
+ * Copies of open chunks for one select, packed into shared blocks: a copy each is needed
+ * (appends rewrite the last byte and the sample count in place), but an ArrayBuffer per
+ * series (thousands per select) costs more than the copying.
+ */
+class SnapshotArena {
+  private block = new Uint8Array(0);
+  private used = 0;
+
+  copy(bytes: Uint8Array): Uint8Array {
+    if (this.used + bytes.length > this.block.length) {
+      this.block = new Uint8Array(Math.max(SNAPSHOT_BLOCK, bytes.length));
+      this.used = 0;
+    }
+    const at = this.used;
+    this.block.set(bytes, at);
+    this.used += bytes.length;
+    return this.block.subarray(at, this.used);
+  }
 }
 
 /** The series of `refs` that have samples in [mint, maxt], sorted by labels. */
