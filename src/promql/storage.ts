@@ -37,12 +37,25 @@ export interface StorageSeries {
    * decode faster in bulk than sample by sample offers it (readSeriesSamples falls back).
    */
   samples?(start: number, end: number): SampleArrays;
+  /**
+   * Optional: the newest sample with start ≤ t ≤ end, or none, reading as little as storage
+   * can (an instant selector needs nothing older; chunks before the newest are skipped).
+   */
+  newest?(start: number, end: number): SampleArrays;
 }
 
 /** One series' samples in time order: `fs[i]` at `ts[i]`. */
 export interface SampleArrays {
   readonly ts: Float64Array;
   readonly fs: Float64Array;
+}
+
+/** The newest sample with start ≤ t ≤ end (zero or one samples); throws storage's error. */
+export function readNewestSample(s: StorageSeries, start: number, end: number): SampleArrays {
+  if (s.newest !== undefined) return s.newest(start, end);
+  const all = readSeriesSamples(s, start, end);
+  const n = all.ts.length;
+  return n <= 1 ? all : { ts: all.ts.subarray(n - 1), fs: all.fs.subarray(n - 1) };
 }
 
 /**

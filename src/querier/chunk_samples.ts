@@ -41,6 +41,36 @@ export class ChunkSampleReader {
     return { ts: block.ts.subarray(from, to), fs: block.fs.subarray(from, to) };
   }
 
+  /**
+   * The newest sample with mint ≤ t ≤ maxt of `lanes` (zero or one): per lane only the
+   * last chunk reaching into the window is decoded (earlier ones only if it has no sample
+   * in it); the newest across lanes wins, the earliest lane's on equal timestamps.
+   */
+  newest(lanes: readonly (readonly StoreChunk[])[], mint: number, maxt: number): SampleArrays {
+    if (lanes.length === 0 || mint > maxt) return NO_SAMPLES;
+    let best: Span | null = null;
+    for (const lane of lanes) {
+      for (let i = lane.length - 1; i >= 0; i--) {
+        const c = lane[i] as StoreChunk;
+        if (c.minTime > maxt) continue;
+        if (c.maxTime < mint) break;
+        const span = this.readLane([c], mint, maxt);
+        if (span.to === span.from) continue;
+        const last = span.to - 1;
+        if (
+          best === null ||
+          (span.block.ts[last] as number) > (best.block.ts[best.to - 1] as number)
+        ) {
+          best = { block: span.block, from: last, to: span.to };
+        }
+        break;
+      }
+    }
+    if (best === null) return NO_SAMPLES;
+    const { block, from, to } = best;
+    return { ts: block.ts.subarray(from, to), fs: block.fs.subarray(from, to) };
+  }
+
   /** Room for `capacity` samples in the current block (a new block when it is full). */
   private reserve(capacity: number): number {
     if (this.used + capacity > this.block.ts.length) {

@@ -224,6 +224,12 @@ describe('property: merged chunks equal the model', () => {
           expect(bulk(s, -Infinity, Infinity)).toEqual(model);
           const mid = mint + Math.floor(span / 2);
           expect(bulk(s, mid, Infinity)).toEqual(model.filter(([t]) => (t as number) >= mid));
+          // The newest sample alone, from the last chunks only.
+          for (const end of [maxt, mid, mint]) {
+            const inWindow = model.filter(([t]) => (t as number) >= mint && (t as number) <= end);
+            const { ts, fs } = s.newest!(mint, end);
+            expect(Array.from(ts, (t, i) => [t, fs[i]])).toEqual(inWindow.slice(-1));
+          }
         },
       ),
       { numRuns: 300 },

@@ -48,6 +48,12 @@ export function storeSeriesToStorageSeries(
         Math.max(start, mint),
         Math.min(end, maxt),
       ),
+    newest: (start, end) =>
+      (reader ??= new ChunkSampleReader()).newest(
+        (lanes ??= chunkLanes(series.chunks, mint, maxt)),
+        Math.max(start, mint),
+        Math.min(end, maxt),
+      ),
     encoded: { chunks: series.chunks, mint, maxt },
   };
 }

@@ -7,6 +7,7 @@ import { expandingSeriesError } from '../errors.js';
 import type { Expr, SubqueryExpr, VectorSelector } from '../parser/ast.js';
 import { inspect } from '../parser/index.js';
 import {
+  readNewestSample,
   readSeriesSamples,
   type Querier,
   type SelectHints,
@@ -133,18 +134,29 @@ export function findMinMaxTime(plans: readonly SelectorPlan[]): [number, number]
 }
 
 /**
- * Reads one series' samples in [start, end] into flat arrays (storage may return more than
- * the selector's hints ask for: the querier spans every selector of the query).
+ * Whether a selector plan is an instant selector read at one time only (an instant query's,
+ * outside subqueries): it needs no sample but the newest in its window.
+ */
+export function readsNewestOnly(plan: SelectorPlan, lookbackDelta: number): boolean {
+  const { hints } = plan;
+  return (hints.range ?? 0) === 0 && hints.end - hints.start === lookbackDelta - 1;
+}
+
+/**
+ * Reads one series' samples in [start, end] into flat arrays, or only the newest of them
+ * with `newestOnly` (storage may return more than the selector's hints ask for: the querier
+ * spans every selector of the query).
  */
 export function loadSeries(
   ctx: QueryContext,
   s: StorageSeries,
   start = -Infinity,
   end = Infinity,
+  newestOnly = false,
 ): LoadedSeries {
   let samples: SampleArrays;
   try {
-    samples = readSeriesSamples(s, start, end);
+    samples = newestOnly ? readNewestSample(s, start, end) : readSeriesSamples(s, start, end);
   } catch (err) {
     throw expandingSeriesError(err);
   }
@@ -180,9 +192,10 @@ export async function populateSeries(
       throw expandingSeriesError(err);
     }
     const loaded: LoadedSeries[] = [];
+    const newestOnly = readsNewestOnly(p, ctx.config.lookbackDelta);
     for (const s of selected) {
       ctx.checkDone('expression evaluation');
-      const ls = loadSeries(ctx, s, p.hints.start, p.hints.end);
+      const ls = loadSeries(ctx, s, p.hints.start, p.hints.end, newestOnly);
       if (ls.ts.length > 0) loaded.push(ls);
     }
     ctx.series.set(p.selector, loaded);

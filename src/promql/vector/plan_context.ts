@@ -7,6 +7,7 @@ import { dropMetadataLabels, labelsKey } from './labels.js';
 import { withSignal, type QueryContext, type StaleMarkerTest } from '../engine/index.js';
 import type { TimeModifiers, VectorSelector } from '../parser/index.js';
 import {
+  readNewestSample,
   readSeriesSamples,
   type Querier,
   type SelectHints,
@@ -75,10 +76,19 @@ export function effectiveOffset(n: TimeModifiers, start: number): number {
   return n.timestamp === undefined ? n.originalOffset : n.originalOffset + start - n.timestamp;
 }
 
-/** The series' samples within the querier's range, read in bulk; storage errors as the default engine reports them. */
-export function readSamples(s: StorageSeries): SampleArrays {
+/**
+ * The series' samples within the querier's range, read in bulk (only the newest with
+ * start ≤ t ≤ end when `newestIn` is given); storage errors as the default engine reports
+ * them.
+ */
+export function readSamples(
+  s: StorageSeries,
+  newestIn?: { readonly start: number; readonly end: number },
+): SampleArrays {
   try {
-    return readSeriesSamples(s, -Infinity, Infinity);
+    return newestIn === undefined
+      ? readSeriesSamples(s, -Infinity, Infinity)
+      : readNewestSample(s, newestIn.start, newestIn.end);
   } catch (err) {
     throw expandingSeriesError(err);
   }

@@ -40,8 +40,15 @@ export class VectorSelectorOperator implements VectorOperator {
   async prepare(): Promise<void> {
     const selected = await selectSeries(this.pc, this.selector);
     this.metas = selected.map((s) => ({ metric: s.labels, dropName: false }));
+    // Read at one time only (an instant query), a series needs nothing but its newest sample
+    // in the lookback window.
+    const ref = this.grid.start - this.offset;
+    const newestIn =
+      this.grid.numSteps === 1
+        ? { start: ref - this.pc.ctx.config.lookbackDelta + 1, end: ref }
+        : undefined;
     this.states = selected.map((s) => {
-      const { ts, fs } = readSamples(s);
+      const { ts, fs } = readSamples(s, newestIn);
       return { ts, fs, next: 0 };
     });
     this.ord = identityOrder(selected.length);
