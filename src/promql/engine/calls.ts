@@ -8,7 +8,7 @@
 import { goQuote, Labels, Matcher } from '../../model/index.js';
 import { PromQLError, QueryExecutionError } from '../errors.js';
 import type { FunctionCall } from '../function_call.js';
-import { createLabelsForAbsentFunction } from '../functions/index.js';
+import { COLUMN_KERNELS, createLabelsForAbsentFunction, PointWindow } from '../functions/index.js';
 import type { Call, Expr, MatrixSelector, PositionRange, VectorSelector } from '../parser/ast.js';
 import { exprType, posRangeOf, unwrapParens } from '../parser/index.js';
 import type { FPoint, Sample, Series } from '../value.js';
@@ -169,6 +169,9 @@ function evalRangeFunction(ev: Evaluator, e: Call, fn: FunctionCall, matrixIndex
   const inMatrix: Series[] = [inSeries];
   const out: EMatrix = [];
   let windowCount = 0;
+  // Functions with a column kernel read the window in place (same arithmetic, no points).
+  const column = others.length === 0 ? COLUMN_KERNELS.get(e.func) : undefined;
+  const columnWindow = new PointWindow();
   // Point objects handed to the function, recycled across steps and series.
   const pool: MPoint[] = [];
 
@@ -207,26 +210,45 @@ function evalRangeFunction(ev: Evaluator, e: Call, fn: FunctionCall, matrixIndex
         const mint = maxt - range;
         const newLo = upperBoundFrom(src.ts, mint, lo);
         const newHi = upperBoundFrom(src.ts, maxt, Math.max(hi, newLo));
-        // Slide the window: recycle the points that fell out, append the new ones.
-        const keepFrom = newLo >= hi ? window.length : newLo - lo;
-        for (let k = 0; k < keepFrom; k++) pool.push(window[k] as MPoint);
-        if (keepFrom > 0) {
-          // A plain loop: Array.prototype.copyWithin is far slower on object arrays.
-          const kept = window.length - keepFrom;
-          for (let k = 0; k < kept; k++) window[k] = window[k + keepFrom] as MPoint;
-          window.length = kept;
+        if (column !== undefined) {
+          lo = newLo;
+          hi = newHi;
+          ctx.currentSamples += hi - lo - windowCount;
+          windowCount = hi - lo;
+          ctx.checkSamples();
+        } else {
+          // Slide the window: recycle the points that fell out, append the new ones.
+          const keepFrom = newLo >= hi ? window.length : newLo - lo;
+          for (let k = 0; k < keepFrom; k++) pool.push(window[k] as MPoint);
+          if (keepFrom > 0) {
+            // A plain loop: Array.prototype.copyWithin is far slower on object arrays.
+            const kept = window.length - keepFrom;
+            for (let k = 0; k < kept; k++) window[k] = window[k + keepFrom] as MPoint;
+            window.length = kept;
+          }
+          for (let i = Math.max(hi, newLo); i < newHi; i++) {
+            const p = pool.pop() ?? { t: 0, f: 0 };
+            p.t = src.ts[i] as number;
+            p.f = src.fs[i] as number;
+            window.push(p);
+          }
+          lo = newLo;
+          hi = newHi;
+          ctx.currentSamples += window.length - windowCount;
+          windowCount = window.length;
+          ctx.checkSamples();
         }
-        for (let i = Math.max(hi, newLo); i < newHi; i++) {
-          const p = pool.pop() ?? { t: 0, f: 0 };
-          p.t = src.ts[i] as number;
-          p.f = src.fs[i] as number;
-          window.push(p);
+      }
+      if (column !== undefined) {
+        if (hi === lo) continue;
+        columnWindow.set(src.ts, src.fs, lo, hi);
+        const v = column(columnWindow, ts, range, offset);
+        ctx.totalSamples += hi - lo;
+        if (v !== undefined) {
+          res.ts.push(ts);
+          res.fs.push(v);
         }
-        lo = newLo;
-        hi = newHi;
-        ctx.currentSamples += window.length - windowCount;
-        windowCount = window.length;
-        ctx.checkSamples();
+        continue;
       }
       if (window.length === 0) continue;
       enh.ts = ts;

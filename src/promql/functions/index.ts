@@ -39,6 +39,8 @@ export { POSITION_FORMATTER_KEY, positionRange, type PositionFormatter } from '.
 export { almostEqual, bucketQuantile, bucketFraction, quantile, type Bucket } from './quantile.js';
 export { kahanInc } from './common.js';
 export { kahanMean } from './over_time.js';
+export { PointWindow } from './point_window.js';
+export { COLUMN_KERNELS, type ColumnKernel } from './window_kernels.js';
 export { linearRegression } from './regression.js';
 
 /** Function name → implementation (Prometheus's FunctionCalls, float samples). */

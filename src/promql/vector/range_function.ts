@@ -6,7 +6,12 @@
 import { Labels } from '../../model/index.js';
 import { NodeHelper } from '../engine/index.js';
 import type { FunctionCall } from '../function_call.js';
-import { positionRange } from '../functions/index.js';
+import {
+  COLUMN_KERNELS,
+  PointWindow,
+  positionRange,
+  type ColumnKernel,
+} from '../functions/index.js';
 import type {
   Call,
   MatrixSelector,
@@ -36,8 +41,6 @@ import {
   withNamesDropped,
   type PlanContext,
 } from './plan_context.js';
-import { PointWindow } from './point_window.js';
-import { COLUMN_KERNELS, type ColumnKernel } from './window_kernels.js';
 
 /** The range argument: a matrix selector, or a subquery with the operator of its inside. */
 export type RangeInput =

@@ -1,8 +1,10 @@
 // Column versions of the most used range functions, reading the window straight from the
-// series' arrays instead of copying it into point objects for the function-call contract. Each
+// series' arrays instead of copying it into point objects for the function-call contract
+// (both engines use them). Each
 // one repeats the function library's arithmetic operation for operation (rate.ts,
 // over_time.ts), so results are bit-identical; the differential test holds them to that.
-import { kahanInc, kahanMean } from '../functions/index.js';
+import { kahanInc } from './common.js';
+import { kahanMean } from './over_time.js';
 import type { PointWindow } from './point_window.js';
 
 /** The function's value over the window at `ts`, or undefined for no output. */
