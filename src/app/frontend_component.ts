@@ -9,6 +9,7 @@ import type { Config } from '../config/index.js';
 import {
   type RangeMiddlewaresConfig,
   buildInstantShardHandler,
+  answersPassThrough,
   buildRangeHandler,
   smallestPositivePerTenant,
   querierRangeHandler,
@@ -108,6 +109,7 @@ export function queryFrontendService(ctx: StrataContext): Service {
   const queryRange = querierRangeHandler(
     roundTrip,
     `${config.api.prometheus_http_prefix}/api/v1/query_range`,
+    answersPassThrough(middlewares),
   );
   const rangeHandler = buildRangeHandler(
     middlewares,

@@ -81,6 +81,7 @@ export {
   DEFAULT_MAX_QUERY_PARALLELISM,
   DEFAULT_RANGE_MIDDLEWARES_CONFIG,
   buildInstantShardHandler,
+  answersPassThrough,
   buildRangeHandler,
   validateRangeMiddlewaresConfig,
   type RangeMiddlewaresConfig,

@@ -10,8 +10,17 @@ import { querierError } from './querier_error.js';
 import { rangeRequestParams } from './range_request.js';
 import { decodeRangeResponse } from './range_response.js';
 
-/** `path`: where the querier serves query_range, e.g. `/prometheus/api/v1/query_range`. */
-export function querierRangeHandler(roundTrip: RoundTrip, path: string): RangeHandler {
+/**
+ * `path`: where the querier serves query_range, e.g. `/prometheus/api/v1/query_range`. With
+ * `passThrough` (a chain that never reads answers, see answersPassThrough) a successful body
+ * is handed on as it is, not decoded: decoding and re-encoding a large matrix cost more than
+ * evaluating it.
+ */
+export function querierRangeHandler(
+  roundTrip: RoundTrip,
+  path: string,
+  passThrough = false,
+): RangeHandler {
   const decoder = new TextDecoder();
   return async (req, signal) => {
     const body = new URLSearchParams(rangeRequestParams(req)).toString();
@@ -30,6 +39,8 @@ export function querierRangeHandler(roundTrip: RoundTrip, path: string): RangeHa
     if (status !== 200) throw querierError(status, text);
     const responseHeaders = new Map<string, string[]>();
     for (const [name, value] of Object.entries(answer.headers)) responseHeaders.set(name, [value]);
+    if (passThrough)
+      return { series: [], warnings: [], infos: [], headers: responseHeaders, body: text };
     return decodeRangeResponse(text, responseHeaders);
   };
 }

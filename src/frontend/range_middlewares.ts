@@ -73,6 +73,19 @@ export function validateRangeMiddlewaresConfig(config: RangeMiddlewaresConfig): 
   }
 }
 
+/**
+ * Whether the chain only retries: no middleware reads, splits, caches or merges answers, so
+ * the querier's body can go out as it came (querierRangeHandler's `passThrough`).
+ */
+export function answersPassThrough(config: RangeMiddlewaresConfig): boolean {
+  return (
+    !config.alignQueriesWithStep &&
+    !(config.splitQueriesByInterval > 0) &&
+    !config.cacheResults &&
+    config.shardSize === undefined
+  );
+}
+
 /** The chain in front of `downstream` (a querier client). */
 export function buildRangeHandler(
   config: RangeMiddlewaresConfig,

@@ -20,6 +20,12 @@ export interface RangeResponse {
   readonly stats?: string;
   /** Response headers that matter to the frontend (lower-case names), e.g. cache-control. */
   readonly headers: ReadonlyMap<string, readonly string[]>;
+  /**
+   * The querier's body itself, not decoded (the series and messages above are then empty):
+   * what a chain that never reads or rebuilds answers passes through, and the encoder sends
+   * as it is. Never set on a response built from another.
+   */
+  readonly body?: string;
 }
 
 export const EMPTY_HEADERS: ReadonlyMap<string, readonly string[]> = new Map();
@@ -31,6 +37,7 @@ export class RangeResponseDecodeError extends Error {
 
 /** The success envelope the querier writes (status 200). */
 export function encodeRangeResponse(resp: RangeResponse): string {
+  if (resp.body !== undefined) return resp.body;
   const value = { type: 'matrix' as const, matrix: resp.series as Series[] };
   let data = `{"resultType":"matrix","result":${encodeResult(value)}`;
   if (resp.stats !== undefined) data += `,"stats":${resp.stats}`;

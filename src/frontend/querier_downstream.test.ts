@@ -1,0 +1,68 @@
+// The last stage of the range path: the querier's answer decoded, or passed through as it
+// came when the chain never reads answers.
+import { describe, expect, it } from 'vitest';
+import { Form } from '../api/index.js';
+import { toBase64 } from '../scheduler/index.js';
+import type { RoundTrip } from './http_frontend.js';
+import { querierRangeHandler } from './querier_downstream.js';
+import { QuerierError } from './querier_error.js';
+import { answersPassThrough, DEFAULT_RANGE_MIDDLEWARES_CONFIG } from './range_middlewares.js';
+import { parseRangeRequest } from './range_request.js';
+import { encodeRangeResponse } from './range_response.js';
+
+// A valid answer in a layout the encoder would not write (spaces, key order): only a
+// passed-through body keeps it.
+const BODY =
+  '{"status":"success", "data":{"result":[{"metric":{"__name__":"up"},"values":[[1,"1"]]}],"resultType":"matrix"}}';
+
+function roundTrip(status: number, body: string): RoundTrip {
+  return () =>
+    Promise.resolve({ status, headers: {}, body: toBase64(new TextEncoder().encode(body)) });
+}
+
+const request = parseRangeRequest(
+  new Form(
+    new Map(
+      Object.entries({ query: 'up', start: '0', end: '10', step: '1' }).map(([k, v]) => [k, [v]]),
+    ),
+    undefined,
+  ),
+  { tenantIds: ['t'] },
+);
+const signal = new AbortController().signal;
+
+describe('querierRangeHandler', () => {
+  it('passes a successful body through unchanged', async () => {
+    const resp = await querierRangeHandler(roundTrip(200, BODY), '/q', true)(request, signal);
+    expect(encodeRangeResponse(resp)).toBe(BODY);
+  });
+
+  it('decodes and re-encodes the body otherwise', async () => {
+    const resp = await querierRangeHandler(roundTrip(200, BODY), '/q')(request, signal);
+    expect(resp.series).toHaveLength(1);
+    expect(encodeRangeResponse(resp)).toBe(
+      '{"status":"success","data":{"resultType":"matrix","result":[{"metric":{"__name__":"up"},"values":[[1,"1"]]}]}}',
+    );
+  });
+
+  it('still turns a failed answer into the querier error', async () => {
+    const failed = '{"status":"error","errorType":"bad_data","error":"boom"}';
+    const handler = querierRangeHandler(roundTrip(400, failed), '/q', true);
+    const err = await handler(request, signal).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(QuerierError);
+    expect((err as QuerierError).body).toBe(failed);
+  });
+});
+
+describe('answersPassThrough', () => {
+  it('holds only for a chain that reads no answers', () => {
+    const base = DEFAULT_RANGE_MIDDLEWARES_CONFIG;
+    expect(answersPassThrough(base)).toBe(true);
+    expect(answersPassThrough({ ...base, alignQueriesWithStep: true })).toBe(false);
+    expect(answersPassThrough({ ...base, splitQueriesByInterval: 3_600_000 })).toBe(false);
+    expect(
+      answersPassThrough({ ...base, splitQueriesByInterval: 3_600_000, cacheResults: true }),
+    ).toBe(false);
+    expect(answersPassThrough({ ...base, shardSize: () => 2 })).toBe(false);
+  });
+});
