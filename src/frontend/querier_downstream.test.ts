@@ -6,7 +6,11 @@ import { toBase64 } from '../scheduler/index.js';
 import type { RoundTrip } from './http_frontend.js';
 import { querierRangeHandler } from './querier_downstream.js';
 import { QuerierError } from './querier_error.js';
-import { answersPassThrough, DEFAULT_RANGE_MIDDLEWARES_CONFIG } from './range_middlewares.js';
+import {
+  answersPassThrough,
+  DEFAULT_RANGE_MIDDLEWARES_CONFIG,
+  type RangeMiddlewaresConfig,
+} from './range_middlewares.js';
 import { parseRangeRequest } from './range_request.js';
 import { encodeRangeResponse } from './range_response.js';
 
@@ -33,7 +37,7 @@ const signal = new AbortController().signal;
 
 describe('querierRangeHandler', () => {
   it('passes a successful body through unchanged', async () => {
-    const resp = await querierRangeHandler(roundTrip(200, BODY), '/q', true)(request, signal);
+    const resp = await querierRangeHandler(roundTrip(200, BODY), '/q', () => true)(request, signal);
     expect(encodeRangeResponse(resp)).toBe(BODY);
   });
 
@@ -47,7 +51,7 @@ describe('querierRangeHandler', () => {
 
   it('still turns a failed answer into the querier error', async () => {
     const failed = '{"status":"error","errorType":"bad_data","error":"boom"}';
-    const handler = querierRangeHandler(roundTrip(400, failed), '/q', true);
+    const handler = querierRangeHandler(roundTrip(400, failed), '/q', () => true);
     const err = await handler(request, signal).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(QuerierError);
     expect((err as QuerierError).body).toBe(failed);
@@ -57,12 +61,14 @@ describe('querierRangeHandler', () => {
 describe('answersPassThrough', () => {
   it('holds only for a chain that reads no answers', () => {
     const base = DEFAULT_RANGE_MIDDLEWARES_CONFIG;
-    expect(answersPassThrough(base)).toBe(true);
-    expect(answersPassThrough({ ...base, alignQueriesWithStep: true })).toBe(false);
-    expect(answersPassThrough({ ...base, splitQueriesByInterval: 3_600_000 })).toBe(false);
-    expect(
-      answersPassThrough({ ...base, splitQueriesByInterval: 3_600_000, cacheResults: true }),
-    ).toBe(false);
-    expect(answersPassThrough({ ...base, shardSize: () => 2 })).toBe(false);
+    const holds = (config: RangeMiddlewaresConfig): boolean => answersPassThrough(config)(request);
+    expect(holds(base)).toBe(true);
+    expect(holds({ ...base, alignQueriesWithStep: true })).toBe(false);
+    expect(holds({ ...base, splitQueriesByInterval: 3_600_000 })).toBe(false);
+    expect(holds({ ...base, splitQueriesByInterval: 3_600_000, cacheResults: true })).toBe(false);
+    // Sharding is per tenant: a tenant with a shard size of 0 or 1 is not sharded.
+    expect(holds({ ...base, shardSize: () => 2 })).toBe(false);
+    expect(holds({ ...base, shardSize: () => 0 })).toBe(true);
+    expect(holds({ ...base, shardSize: () => 1 })).toBe(true);
   });
 });

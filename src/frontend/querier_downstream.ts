@@ -7,19 +7,19 @@ import { toBase64, fromBase64 } from '../scheduler/index.js';
 import type { RangeHandler } from './handler.js';
 import type { RoundTrip } from './http_frontend.js';
 import { querierError } from './querier_error.js';
-import { rangeRequestParams } from './range_request.js';
+import { rangeRequestParams, type RangeRequest } from './range_request.js';
 import { decodeRangeResponse } from './range_response.js';
 
 /**
- * `path`: where the querier serves query_range, e.g. `/prometheus/api/v1/query_range`. With
- * `passThrough` (a chain that never reads answers, see answersPassThrough) a successful body
- * is handed on as it is, not decoded: decoding and re-encoding a large matrix cost more than
- * evaluating it.
+ * `path`: where the querier serves query_range, e.g. `/prometheus/api/v1/query_range`. For
+ * requests `passThrough` holds for (a chain that never reads their answers, see
+ * answersPassThrough) a successful body is handed on as it is, not decoded: decoding and
+ * re-encoding a large matrix cost more than evaluating it.
  */
 export function querierRangeHandler(
   roundTrip: RoundTrip,
   path: string,
-  passThrough = false,
+  passThrough: (req: RangeRequest) => boolean = () => false,
 ): RangeHandler {
   const decoder = new TextDecoder();
   return async (req, signal) => {
@@ -39,7 +39,7 @@ export function querierRangeHandler(
     if (status !== 200) throw querierError(status, text);
     const responseHeaders = new Map<string, string[]>();
     for (const [name, value] of Object.entries(answer.headers)) responseHeaders.set(name, [value]);
-    if (passThrough)
+    if (passThrough(req))
       return { series: [], warnings: [], infos: [], headers: responseHeaders, body: text };
     return decodeRangeResponse(text, responseHeaders);
   };

@@ -13,7 +13,8 @@ import {
   resultsCacheMiddleware,
 } from './results_cache.js';
 import { DEFAULT_MAX_RETRIES, retryMetrics, retryMiddleware } from './retry.js';
-import { shardByMiddleware, shardMetrics } from './shard_middleware.js';
+import type { RangeRequest } from './range_request.js';
+import { shardByMiddleware, shardCount, shardMetrics } from './shard_middleware.js';
 import { splitByIntervalMiddleware, splitMetrics } from './split_by_interval.js';
 import { stepAlignMiddleware } from './step_align.js';
 
@@ -74,16 +75,17 @@ export function validateRangeMiddlewaresConfig(config: RangeMiddlewaresConfig): 
 }
 
 /**
- * Whether the chain only retries: no middleware reads, splits, caches or merges answers, so
- * the querier's body can go out as it came (querierRangeHandler's `passThrough`).
+ * Which requests reach the querier through a chain that only retries them: no middleware
+ * reads, splits, caches or merges their answers (sharding is per tenant: off for a request
+ * whose tenants shard into at most one part), so the querier's body can go out as it came
+ * (querierRangeHandler's `passThrough`).
  */
-export function answersPassThrough(config: RangeMiddlewaresConfig): boolean {
-  return (
-    !config.alignQueriesWithStep &&
-    !(config.splitQueriesByInterval > 0) &&
-    !config.cacheResults &&
-    config.shardSize === undefined
-  );
+export function answersPassThrough(config: RangeMiddlewaresConfig): (req: RangeRequest) => boolean {
+  if (config.alignQueriesWithStep || config.splitQueriesByInterval > 0 || config.cacheResults) {
+    return () => false;
+  }
+  const { shardSize } = config;
+  return shardSize === undefined ? () => true : (req) => shardCount(req, shardSize) <= 1;
 }
 
 /** The chain in front of `downstream` (a querier client). */
