@@ -24,8 +24,32 @@ describe('formatFloatF (strconv.FormatFloat(v, f, -1, 64))', () => {
     [Infinity, '+Inf'],
     [-Infinity, '-Inf'],
     [NaN, 'NaN'],
+    [1e-6, '0.000001'],
+    [-9.99999999999999e-7, '-0.000000999999999999999'],
+    [123456789012345680000, '123456789012345680000'],
   ])('%s -> %s', (v, want) => {
     expect(formatFloatF(v)).toBe(want);
+  });
+
+  it('writes the digits of the exponent form laid out without an exponent, for any double', () => {
+    // The layout rebuilt from toExponential (shortest round-trip digits, Go's choice too).
+    const viaExponent = (v: number): string => {
+      const e = Math.abs(v).toExponential();
+      const at = e.indexOf('e');
+      const digits = e.slice(0, at).replace('.', '');
+      const exp = Number(e.slice(at + 1));
+      const sign = v < 0 ? '-' : '';
+      if (exp < 0) return `${sign}0.${'0'.repeat(-exp - 1)}${digits}`;
+      if (digits.length <= exp + 1) return sign + digits + '0'.repeat(exp + 1 - digits.length);
+      return `${sign}${digits.slice(0, exp + 1)}.${digits.slice(exp + 1)}`;
+    };
+    fc.assert(
+      fc.property(fc.double({ noNaN: true, noDefaultInfinity: true }), (v) => {
+        fc.pre(v !== 0);
+        expect(formatFloatF(v)).toBe(viaExponent(v));
+      }),
+      { numRuns: 5000 },
+    );
   });
 });
 

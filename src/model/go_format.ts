@@ -34,8 +34,12 @@ export function formatFloatF(v: number): string {
   const special = nonFinite(v);
   if (special !== undefined) return special;
   if (v === 0) return Object.is(v, -0) ? '-0' : '0';
+  const abs = Math.abs(v);
+  // In this range JavaScript prints the same shortest digits without an exponent, laid out
+  // as 'f' does (the common case, on the API's hot path: one call per sample value).
+  if (abs >= 1e-6 && abs < 1e21) return String(v);
   const sign = v < 0 ? '-' : '';
-  const { digits, exp } = shortestDigits(Math.abs(v));
+  const { digits, exp } = shortestDigits(abs);
   if (exp < 0) return `${sign}0.${'0'.repeat(-exp - 1)}${digits}`;
   if (digits.length <= exp + 1) return sign + digits + '0'.repeat(exp + 1 - digits.length);
   return `${sign}${digits.slice(0, exp + 1)}.${digits.slice(exp + 1)}`;
