@@ -222,3 +222,62 @@ describe('Labels.fromSortedFlat', () => {
     expect(() => Labels.fromSortedFlat(['a'])).toThrow(/pairs/);
   });
 });
+
+describe('Labels.sortBy', () => {
+  // Strings from a small alphabet, so equal prefixes, equal label sets and the characters
+  // where string orders part (NUL, surrogate pairs, U+E000 up) all come up often.
+  const str = fc
+    .array(fc.constantFrom('a', 'b', 'ab', '\0', '\uE000', '\uD83D\uDE00', 'z', ''), {
+      maxLength: 3,
+    })
+    .map((parts) => parts.join(''));
+  const labelSet = fc
+    .uniqueArray(fc.tuple(fc.constantFrom('a', 'b', 'c', 'd', '__name__', '\uE001'), str), {
+      selector: ([name]) => name,
+      maxLength: 4,
+    })
+    .map((pairs) => Labels.fromPairs(pairs));
+
+  it.each([
+    [
+      'a NUL inside a value',
+      Labels.fromStrings('a', 'x\0'),
+      Labels.fromStrings('a', 'x', 'b', 'y'),
+    ],
+    [
+      'U+E000 against a surrogate pair',
+      Labels.fromStrings('a', '\uE000'),
+      Labels.fromStrings('a', '\uD83D\uDE00'),
+    ],
+  ])('falls back to Labels.compare for %s in a long list', (_name, x, y) => {
+    const items = Array.from({ length: 100 }, (_, i) => ({
+      labels: i % 3 === 0 ? x : i % 3 === 1 ? y : Labels.fromStrings('a', `p${i}`),
+      i,
+    }));
+    const want = [...items].sort((p, q) => Labels.compare(p.labels, q.labels));
+    Labels.sortBy(items, (item) => item.labels);
+    expect(items.map((item) => item.i)).toEqual(want.map((item) => item.i));
+  });
+
+  it('orders as Labels.compare does, stably, whatever the strings hold', () => {
+    fc.assert(
+      fc.property(fc.array(labelSet, { maxLength: 300 }), fc.boolean(), (sets, plainOnly) => {
+        const plain = /^[a-z_]*$/;
+        const chosen = plainOnly
+          ? sets.filter((l) => {
+              let ok = true;
+              l.forEach((n, v) => {
+                if (!plain.test(n) || !plain.test(v)) ok = false;
+              });
+              return ok;
+            })
+          : sets;
+        const items = chosen.map((labels, i) => ({ labels, i }));
+        const want = [...items].sort((x, y) => Labels.compare(x.labels, y.labels));
+        Labels.sortBy(items, (x) => x.labels);
+        expect(items.map((x) => x.i)).toEqual(want.map((x) => x.i));
+      }),
+      { numRuns: 300 },
+    );
+  });
+});

@@ -15,6 +15,11 @@ export interface Label {
 const SEPARATOR = 0xff;
 const encoder = new TextEncoder();
 
+/** Below this many items a key per item costs more than it saves. */
+const SORT_KEY_MIN_ITEMS = 64;
+/** Code units where JavaScript's string order and Go's (UTF-8 bytes) may differ. */
+const UNSAFE_FOR_KEYS = /[\uD800-\uFFFF]/;
+
 /** Thrown when a label set is built with the same name twice. */
 export class DuplicateLabelError extends Error {
   constructor(readonly labelName: string) {
@@ -130,6 +135,42 @@ export class Labels implements Iterable<Label> {
       if (x[i] !== y[i]) return compareGoStrings(x[i] as string, y[i] as string);
     }
     return (x.length - y.length) / 2;
+  }
+
+  /**
+   * Sorts `items` by their label sets in `Labels.compare` order. Large lists are sorted by one
+   * string key per item (names and values joined by NUL) compared natively, which orders the
+   * same whenever no string holds a NUL or a code unit from U+D800 up (where UTF-16 order and
+   * Go's byte order can part); otherwise they fall back to `Labels.compare`.
+   */
+  static sortBy<T>(items: T[], labelsOf: (item: T) => Labels): void {
+    const n = items.length;
+    const byCompare = (a: T, b: T): number => Labels.compare(labelsOf(a), labelsOf(b));
+    if (n < SORT_KEY_MIN_ITEMS) {
+      items.sort(byCompare);
+      return;
+    }
+    const keys: string[] = new Array<string>(n);
+    const width = String(n).length;
+    for (let i = 0; i < n; i++) {
+      const pairs = labelsOf(items[i] as T).pairs;
+      for (const p of pairs) {
+        if (p.includes('\0')) {
+          items.sort(byCompare);
+          return;
+        }
+      }
+      // After the label set, NUL (below any name's first character) and the item's index:
+      // equal label sets keep their order, and the default sort compares the keys natively.
+      keys[i] = pairs.join('\0') + '\0\0' + String(i).padStart(width, '0');
+    }
+    if (UNSAFE_FOR_KEYS.test(keys.join(''))) {
+      items.sort(byCompare);
+      return;
+    }
+    keys.sort();
+    const sorted = keys.map((k) => items[Number(k.slice(k.length - width))] as T);
+    for (let i = 0; i < n; i++) items[i] = sorted[i] as T;
   }
 
   get length(): number {

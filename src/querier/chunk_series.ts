@@ -249,7 +249,7 @@ export function mergeStoreSeries(answers: readonly (readonly StoreSeries[])[]): 
   for (const list of answers) for (const s of list) all.push(s);
   if (answers.length <= 1) return all;
   // Stable: within a label set the answers keep their order.
-  all.sort((a, b) => Labels.compare(a.labels, b.labels));
+  Labels.sortBy(all, (s) => s.labels);
   const out: StoreSeries[] = [];
   let i = 0;
   while (i < all.length) {

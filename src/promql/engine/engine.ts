@@ -108,6 +108,7 @@ export function shapeResult(
   if (instant && type === 'scalar') {
     return { type: 'scalar', scalar: { t: start, v: mat[0]?.fs[0] ?? NaN } };
   }
-  const sorted = [...mat].sort((a, b) => Labels.compare(a.metric, b.metric));
+  const sorted = [...mat];
+  Labels.sortBy(sorted, (s) => s.metric);
   return { type: 'matrix', matrix: toSeries(sorted) };
 }

@@ -111,7 +111,7 @@ export async function writeBlock(
 ): Promise<BlockMeta> {
   const series = [...input].filter((s) => s.timestamps.length > 0);
   for (const s of series) checkSeries(s);
-  series.sort((a, b) => Labels.compare(a.labels, b.labels));
+  Labels.sortBy(series, (s) => s.labels);
   for (let i = 1; i < series.length; i++) {
     const s = series[i] as BlockSeriesInput;
     if (Labels.compare((series[i - 1] as BlockSeriesInput).labels, s.labels) === 0) {

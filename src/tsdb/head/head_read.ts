@@ -185,7 +185,7 @@ export function selectSeriesChunks(
     }
     if (chunks.length > 0) out.push({ labels: series.labels, chunks });
   }
-  out.sort((a, b) => Labels.compare(a.labels, b.labels));
+  Labels.sortBy(out, (s) => s.labels);
   return out;
 }
 
@@ -255,7 +255,7 @@ export function selectSeries(
               ]),
     });
   }
-  out.sort((a, b) => Labels.compare(a.labels, b.labels));
+  Labels.sortBy(out, (s) => s.labels);
   return out;
 }
 
@@ -286,6 +286,6 @@ export function selectOOOChunks(
         new MergedSampleIterator(chunks.map((c) => new HeadSampleIterator([c], mint, maxt))),
     });
   }
-  out.sort((a, b) => Labels.compare(a.labels, b.labels));
+  Labels.sortBy(out, (s) => s.labels);
   return out;
 }
