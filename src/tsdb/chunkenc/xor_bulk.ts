@@ -71,6 +71,28 @@ export class XorBulkDecoder {
     return n === FALLBACK ? decodeExactly(data, mint, maxt, out, at) : n;
   }
 
+  /** Where the last uvarint read ended (byte offset). */
+  private varintEnd = 0;
+
+  /**
+   * The unsigned varint at byte `p` of `b` (`len` bytes of chunk), or -1 when it is cut off
+   * or longer than 7 bytes (49 bits: past any timestamp this path takes); sets varintEnd.
+   */
+  private uvarint(b: Uint8Array, p: number, len: number): number {
+    let x = 0;
+    let mul = 1;
+    for (let i = 0; i < 7 && p < len; i++) {
+      const byte = b[p++] as number;
+      x += (byte & 0x7f) * mul;
+      if (byte < 0x80) {
+        this.varintEnd = p;
+        return x;
+      }
+      mul *= 128;
+    }
+    return -1;
+  }
+
   /** The fast path, or FALLBACK (whatever it wrote from `at` on is then to be overwritten). */
   private decodeFast(
     data: Uint8Array,
@@ -95,18 +117,10 @@ export class XorBulkDecoder {
     const endBits = len * 8;
 
     // First sample: the timestamp as a zig-zag varint, then the value's 64 bits.
-    let p = 2;
-    let x = 0;
-    let mul = 1;
-    for (let i = 0; ; i++) {
-      if (i === 7 || p >= len) return FALLBACK;
-      const byte = b[p++] as number;
-      x += (byte & 0x7f) * mul;
-      if (byte < 0x80) break;
-      mul *= 128;
-    }
+    let x = this.uvarint(b, 2, len);
+    if (x < 0) return FALLBACK;
     let t = x % 2 === 0 ? x / 2 : -(x + 1) / 2;
-    let pos = p * 8;
+    let pos = this.varintEnd * 8;
     let vHi = bitsAt(b, v, pos, 32);
     let vLo = bitsAt(b, v, pos + 32, 32);
     pos += 64;
@@ -122,20 +136,12 @@ export class XorBulkDecoder {
     if (total === 1) return n;
 
     // Second timestamp: the delta as an unsigned varint (byte-aligned after 64 value bits).
-    p = pos >>> 3;
-    x = 0;
-    mul = 1;
-    for (let i = 0; ; i++) {
-      if (i === 7 || p >= len) return FALLBACK;
-      const byte = b[p++] as number;
-      x += (byte & 0x7f) * mul;
-      if (byte < 0x80) break;
-      mul *= 128;
-    }
+    x = this.uvarint(b, pos >>> 3, len);
+    if (x < 0) return FALLBACK;
     let tDelta = x;
     t += tDelta;
     if (t > Number.MAX_SAFE_INTEGER) return FALLBACK;
-    pos = p * 8;
+    pos = this.varintEnd * 8;
     let leading = 0;
     let trailing = 0;
 
@@ -144,11 +150,11 @@ export class XorBulkDecoder {
       // One 32-bit look at the sample's first bits serves the timestamp's prefix and delta
       // of deltas and, when they leave room, the value's control bits and window header.
       let w = bitsAt(b, v, pos, 32) | 0;
-      let used = 0;
       if (k > 1) {
         // The delta of deltas behind a prefix of up to four bits ('0', '10', '110', '1110';
         // '1111' announces 64 bits, left to the general decoder).
         let dod = 0;
+        let used: number;
         if (w >= 0) {
           used = 1;
         } else if ((w & 0x40000000) === 0) {
