@@ -14,6 +14,8 @@ import {
   type QueryResult,
   type QueryStats,
   type QueryValue,
+  readSeriesSamples,
+  type SampleArrays,
   type StorageSeries,
 } from '../promql/index.js';
 import { ChunkSampleReader } from './chunk_samples.js';
@@ -58,7 +60,7 @@ export function encodeSeriesSet(series: readonly StorageSeries[]): {
 } {
   let metaLen = 0;
   let byteLen = 0;
-  const decoded: { ts: number[]; vs: number[] }[] = [];
+  const decoded: SampleArrays[] = [];
   for (const s of series) {
     metaLen += 4;
     if (s.encoded !== undefined) {
@@ -66,16 +68,7 @@ export function encodeSeriesSet(series: readonly StorageSeries[]): {
       for (const c of s.encoded.chunks) byteLen += c.data.length;
     } else {
       // Storage without chunks (tests' in-memory storage): the samples, decoded here.
-      const ts: number[] = [];
-      const vs: number[] = [];
-      const it = s.iterator();
-      while (it.next() !== 0) {
-        ts.push(it.atT());
-        vs.push(it.atF());
-      }
-      const err = it.err();
-      if (err !== null) throw err;
-      decoded.push({ ts, vs });
+      decoded.push(readSeriesSamples(s, -Infinity, Infinity));
     }
   }
   let sampleLen = 0;
@@ -106,11 +99,12 @@ export function encodeSeriesSet(series: readonly StorageSeries[]): {
         b += c.data.length;
       }
     } else {
-      const { ts, vs } = decoded[d++] as { ts: number[]; vs: number[] };
-      meta.set([1, ts.length, 0, 0], m);
+      const { ts, fs } = decoded[d++] as SampleArrays;
+      meta[m] = 1;
+      meta[m + 1] = ts.length;
       m += 4;
       samples.set(ts, p);
-      samples.set(vs, p + ts.length);
+      samples.set(fs, p + ts.length);
       p += 2 * ts.length;
     }
   }

@@ -14,7 +14,7 @@ import type { Matcher } from '../model/index.js';
 import { Engine } from '../promql/engine/index.js';
 import {
   DEFAULT_ENGINE_OPTIONS,
-  SAMPLE_FLOAT,
+  readSeriesSamples,
   type EngineOptions,
   type Queryable,
   type StorageSeries,
@@ -245,21 +245,8 @@ export class Querier extends BasicService {
 function toSamples(series: readonly StorageSeries[]): SeriesSamples[] {
   const out: SeriesSamples[] = [];
   for (const s of series) {
-    const ts: number[] = [];
-    const vs: number[] = [];
-    const it = s.iterator();
-    while (it.next() === SAMPLE_FLOAT) {
-      ts.push(it.atT());
-      vs.push(it.atF());
-    }
-    const err = it.err();
-    if (err !== null) throw err;
-    if (ts.length > 0)
-      out.push({
-        labels: s.labels,
-        timestamps: Float64Array.from(ts),
-        values: Float64Array.from(vs),
-      });
+    const { ts, fs } = readSeriesSamples(s, -Infinity, Infinity);
+    if (ts.length > 0) out.push({ labels: s.labels, timestamps: ts, values: fs });
   }
   return out;
 }
