@@ -2,7 +2,7 @@
  * What crosses between the querier and an evaluation worker (structured clone plus moved
  * ArrayBuffers): a query's AST, the series one select returned, the query's result and
  * errors. Series go as their encoded chunks when storage has them (no decoding on the
- * querier's event loop), else as decoded samples; labels as flat name/value string lists.
+ * querier's event loop), else as decoded samples; labels packed into one string.
  */
 import { Labels, Matcher, type MatchType } from '../model/index.js';
 import {
@@ -24,8 +24,8 @@ import { toStorageSeries } from './merge.js';
 
 /** One select's series. */
 export interface WireSeriesSet {
-  /** Per series its labels as [name, value, name, value, …]. */
-  readonly labels: string[][];
+  /** Per series its labels. */
+  readonly labels: PackedLabels;
   /**
    * Per series [kind (0: chunks, 1: samples), count (chunks or samples), mint, maxt], then
    * per chunk [minTime, maxTime, encoding, byte length].
@@ -37,20 +37,54 @@ export interface WireSeriesSet {
   readonly samples: Float64Array;
 }
 
-function flatLabels(l: Labels): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < l.length; i++) out.push(l.nameAt(i), l.valueAt(i));
-  return out;
+/**
+ * Label sets as one string and its cut points (per set its string count, then each
+ * string's length): one string crosses between threads far cheaper than thousands of small
+ * ones, and the receiving thread, which rebuilds them, is often the querier's.
+ */
+export interface PackedLabels {
+  readonly text: string;
+  readonly lengths: Uint32Array<ArrayBuffer>;
 }
 
-function labelsOf(flat: readonly string[]): Labels {
-  const names: string[] = [];
-  const values: string[] = [];
-  for (let i = 0; i < flat.length; i += 2) {
-    names.push(flat[i] as string);
-    values.push(flat[i + 1] as string);
+function packLabels(sets: readonly Labels[]): PackedLabels {
+  let count = 0;
+  for (const l of sets) count += 1 + 2 * l.length;
+  const lengths = new Uint32Array(count);
+  const parts: string[] = [];
+  let k = 0;
+  for (const l of sets) {
+    lengths[k++] = 2 * l.length;
+    for (let i = 0; i < l.length; i++) {
+      const name = l.nameAt(i);
+      const value = l.valueAt(i);
+      parts.push(name, value);
+      lengths[k++] = name.length;
+      lengths[k++] = value.length;
+    }
   }
-  return Labels.fromSorted(names, values);
+  return { text: parts.join(''), lengths };
+}
+
+function unpackLabels(packed: PackedLabels): Labels[] {
+  const { text, lengths } = packed;
+  const out: Labels[] = [];
+  let k = 0;
+  let at = 0;
+  while (k < lengths.length) {
+    const count = lengths[k++] as number;
+    const names: string[] = [];
+    const values: string[] = [];
+    for (let i = 0; i < count; i += 2) {
+      const nameEnd = at + (lengths[k++] as number);
+      const valueEnd = nameEnd + (lengths[k++] as number);
+      names.push(text.slice(at, nameEnd));
+      values.push(text.slice(nameEnd, valueEnd));
+      at = valueEnd;
+    }
+    out.push(Labels.fromSorted(names, values));
+  }
+  return out;
 }
 
 /** Packs `series`; the returned buffers can be moved to the other thread. */
@@ -108,9 +142,10 @@ export function encodeSeriesSet(series: readonly StorageSeries[]): {
       p += 2 * ts.length;
     }
   }
+  const labels = packLabels(series.map((x) => x.labels));
   return {
-    set: { labels: series.map((s) => flatLabels(s.labels)), meta, bytes, samples },
-    transfer: [meta.buffer, bytes.buffer, samples.buffer],
+    set: { labels, meta, bytes, samples },
+    transfer: [labels.lengths.buffer, meta.buffer, bytes.buffer, samples.buffer],
   };
 }
 
@@ -121,8 +156,7 @@ export function decodeSeriesSet(set: WireSeriesSet): StorageSeries[] {
   let m = 0;
   let b = 0;
   let p = 0;
-  for (const flat of set.labels) {
-    const labels = labelsOf(flat);
+  for (const labels of unpackLabels(set.labels)) {
     const kind = set.meta[m] as number;
     const count = set.meta[m + 1] as number;
     if (kind === 0) {
@@ -175,10 +209,10 @@ export function decodeError(e: WireError): Error {
   return new Error(e.message);
 }
 
-/** A query result: values as flat numbers, labels as flat string lists. */
+/** A query result: values as flat numbers, labels packed. */
 export interface WireResult {
   readonly type: QueryValue['type'];
-  readonly labels: string[][];
+  readonly labels: PackedLabels;
   readonly dropName: boolean[];
   /** Vector: t, f per sample; matrix: per series its point count; scalar/string: t (and v). */
   readonly meta: Float64Array;
@@ -191,13 +225,13 @@ export interface WireResult {
 
 export function encodeResult(r: QueryResult): { result: WireResult; transfer: ArrayBuffer[] } {
   const v = r.value;
-  let labels: string[][] = [];
+  let labels: PackedLabels = packLabels([]);
   let dropName: boolean[] = [];
   let meta = new Float64Array(0);
   let points = new Float64Array(0);
   let text = '';
   if (v.type === 'vector') {
-    labels = v.vector.map((s) => flatLabels(s.metric));
+    labels = packLabels(v.vector.map((s) => s.metric));
     dropName = v.vector.map((s) => s.dropName === true);
     meta = new Float64Array(2 * v.vector.length);
     v.vector.forEach((s, i) => {
@@ -205,7 +239,7 @@ export function encodeResult(r: QueryResult): { result: WireResult; transfer: Ar
       meta[2 * i + 1] = s.f;
     });
   } else if (v.type === 'matrix') {
-    labels = v.matrix.map((s) => flatLabels(s.metric));
+    labels = packLabels(v.matrix.map((s) => s.metric));
     dropName = v.matrix.map((s) => s.dropName === true);
     meta = Float64Array.from(v.matrix, (s) => s.floats.length);
     let total = 0;
@@ -230,7 +264,7 @@ export function encodeResult(r: QueryResult): { result: WireResult; transfer: Ar
   const annotations = r.annotations.all().map((a): [AnnotationKind, string] => [a.kind, a.message]);
   return {
     result: { type: v.type, labels, dropName, meta, points, text, annotations, stats: r.stats },
-    transfer: [meta.buffer, points.buffer],
+    transfer: [labels.lengths.buffer, meta.buffer, points.buffer],
   };
 }
 
@@ -239,12 +273,13 @@ export function decodeResult(w: WireResult): QueryResult {
   for (const [kind, message] of w.annotations) annotations.add(kind, message);
   const withDrop = (i: number): { dropName?: boolean } =>
     w.dropName[i] === true ? { dropName: true } : {};
+  const metrics = unpackLabels(w.labels);
   let value: QueryValue;
   if (w.type === 'vector') {
     value = {
       type: 'vector',
-      vector: w.labels.map((flat, i) => ({
-        metric: labelsOf(flat),
+      vector: metrics.map((metric, i) => ({
+        metric,
         t: w.meta[2 * i] as number,
         f: w.meta[2 * i + 1] as number,
         ...withDrop(i),
@@ -254,13 +289,13 @@ export function decodeResult(w: WireResult): QueryResult {
     let p = 0;
     value = {
       type: 'matrix',
-      matrix: w.labels.map((flat, i) => {
+      matrix: metrics.map((metric, i) => {
         const n = w.meta[i] as number;
         const floats = [];
         for (let k = 0; k < n; k++)
           floats.push({ t: w.points[p + k] as number, f: w.points[p + n + k] as number });
         p += 2 * n;
-        return { metric: labelsOf(flat), floats, ...withDrop(i) };
+        return { metric, floats, ...withDrop(i) };
       }),
     };
   } else if (w.type === 'scalar') {
