@@ -40,7 +40,7 @@ const TWO_POW_32 = 4294967296;
 const EMPTY_BYTES = new Uint8Array(0);
 
 /** Index of a float64's high 32 bits among its two Uint32Array words on this platform. */
-const HI_WORD = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1 ? 1 : 0;
+export const HI_WORD = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1 ? 1 : 0;
 
 /** An XOR-encoded chunk of float samples. */
 export class XorChunk implements Chunk {

@@ -11,7 +11,7 @@
  * the error. Values are written as their two IEEE-754 words, so NaN payloads (stale
  * markers) survive bit for bit.
  */
-import { XorIterator } from './xor.js';
+import { HI_WORD, XorIterator } from './xor.js';
 
 /** What the fast path returns when the chunk needs the general decoder. */
 const FALLBACK = -1;
@@ -20,7 +20,6 @@ const FALLBACK = -1;
 const MAX_SAMPLE_BYTES = 19;
 /** Zero bytes after the copied chunk, so reads near its end need no bounds checks. */
 const PAD = MAX_SAMPLE_BYTES + 8;
-const HI_WORD = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1 ? 1 : 0;
 const LO_WORD = 1 - HI_WORD;
 
 /**
