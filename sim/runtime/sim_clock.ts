@@ -47,6 +47,11 @@ export class SimClock implements Clock {
     });
   }
 
+  /** Virtual time does not pass during work, so no slice ever runs out: resolves at once. */
+  yieldTurn(): Promise<void> {
+    return Promise.resolve();
+  }
+
   setTimer(ms: number, fn: () => void): Timer {
     checkDelay('setTimer', ms);
     const event = this.deps.kernel.after(

@@ -74,6 +74,7 @@ export class SimServices {
       now: () => kernel.now(),
       sleep: () =>
         Promise.reject(new Error('the cluster clock only tells time; sleep on a node clock')),
+      yieldTurn: () => Promise.resolve(),
       setTimer: () => {
         throw new Error('the cluster clock only tells time; use a node clock for timers');
       },

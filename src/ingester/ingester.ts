@@ -17,7 +17,7 @@ import type {
   Random,
   Transport,
 } from '../runtime/index.js';
-import { RpcError } from '../runtime/index.js';
+import { RpcError, Slicer } from '../runtime/index.js';
 import { BasicService } from '../services/index.js';
 import { rawChunkSamples, ValueType, type DBSeries, type SeriesChunks } from '../tsdb/index.js';
 import { SeriesLimitError } from './errors.js';
@@ -436,7 +436,9 @@ export class Ingester extends BasicService {
   ): Promise<SeriesChunks[]> {
     const db = this.queriedDB(tenant, start, end);
     if (db === undefined) return [];
-    const out = await db.selectChunks(matchers, start, end);
+    // In slices: a select over thousands of series would otherwise hold up pushes.
+    const slicer = new Slicer(this.deps.clock);
+    const out = await db.selectChunks(matchers, start, end, slicer);
     if (signal?.aborted === true) throw new RpcError('aborted', 'query aborted');
     let samples = 0;
     for (const s of out) for (const c of s.chunks) samples += rawChunkSamples(c);

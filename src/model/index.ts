@@ -16,6 +16,7 @@ export {
   isWellFormedUnicode,
 } from './go_strings.js';
 export { DuplicateLabelError, Labels, type Label } from './labels.js';
+export { sortByLabelsInSlices, type Pause } from './labels_sort.js';
 export { Matcher, isMatchType, type MatchType } from './matchers.js';
 export {
   METRIC_NAME_LABEL,

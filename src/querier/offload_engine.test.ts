@@ -16,9 +16,12 @@ import {
 } from '../promql/index.js';
 import { parseExpr } from '../promql/parser/index.js';
 import { InlineComputePool, type ComputePool, type JobSpec } from '../runtime/index.js';
+import { ManualClock } from '../runtime/testing/index.js';
 import { rawChunksFromSamples } from '../tsdb/index.js';
 import { storeSeriesToStorageSeries } from './chunk_series.js';
 import { OffloadedEngine } from './offload_engine.js';
+
+const CLOCK = new ManualClock(0);
 
 const L = (...kv: string[]): Labels => Labels.fromStrings(...kv);
 const STALE = new Float64Array(new BigUint64Array([0x7ff0000000000002n]).buffer)[0] as number;
@@ -106,7 +109,7 @@ describe.each([
 ] as const)('the %s engine offloaded', (name, make) => {
   const options = { ...DEFAULT_ENGINE_OPTIONS, maxSamples: 2_000 };
   const local: PromQLEngine = make(options);
-  const offloaded = new OffloadedEngine(name, options, pool());
+  const offloaded = new OffloadedEngine(name, options, pool(), CLOCK);
   const mem = storage();
 
   it.each(QUERIES)('answers %s as in-process, over samples and over chunks', async (q) => {
@@ -128,7 +131,9 @@ describe.each([
   it('fails with the engine’s own errors: too many samples, bad data, storage', async () => {
     const small = { ...options, maxSamples: 50 };
     const q = 'http_requests_total[10m]';
-    const big = await outcome(new OffloadedEngine(name, small, pool()).instantQuery(mem, q, 6e5));
+    const big = await outcome(
+      new OffloadedEngine(name, small, pool(), CLOCK).instantQuery(mem, q, 6e5),
+    );
     expect(big).toEqual(await outcome(make(small).instantQuery(mem, q, 6e5)));
     expect(big).toMatchObject({ error: 'execution' });
     expect(await outcome(offloaded.instantQuery(mem, 'sum(', 0))).toMatchObject({
@@ -148,7 +153,7 @@ describe.each([
       close: () => Promise.resolve(),
     };
     const err = await outcome(
-      new OffloadedEngine(name, options, broken).instantQuery(mem, 'up', 0),
+      new OffloadedEngine(name, options, broken, CLOCK).instantQuery(mem, 'up', 0),
     );
     expect(err).toEqual({
       error: 'internal',
@@ -191,7 +196,7 @@ describe.each([
         }),
       close: () => Promise.resolve(),
     };
-    const engine = new OffloadedEngine(name, options, aborting);
+    const engine = new OffloadedEngine(name, options, aborting, CLOCK);
     const err = await outcome(
       engine.instantQuery(queryable, 'up', 0, { signal: controller.signal }),
     );

@@ -18,7 +18,7 @@ import {
   type QueryOptions,
   type QueryResult,
 } from '../promql/index.js';
-import type { ComputePool, JobReply } from '../runtime/index.js';
+import { Slicer, type Clock, type ComputePool, type JobReply } from '../runtime/index.js';
 import {
   matchersOf,
   runJob,
@@ -46,6 +46,8 @@ export class OffloadedEngine implements PromQLEngine {
     private readonly engine: 'prometheus' | 'thanos',
     options: EngineOptions,
     private readonly pool: ComputePool,
+    /** Paces the packing of selected series on this event loop (see `Slicer`). */
+    private readonly clock: Clock,
   ) {
     const { noStepSubqueryIntervalFn: _fn, ...rest } = options;
     this.options = rest;
@@ -92,7 +94,7 @@ export class OffloadedEngine implements PromQLEngine {
       ...(options?.lookbackDelta === undefined ? {} : { lookbackDelta: options.lookbackDelta }),
       ...(options?.timeout === undefined ? {} : { timeout: options.timeout }),
     };
-    const storage = new StorageCalls(queryable, signal);
+    const storage = new StorageCalls(queryable, signal, this.clock);
     let answer: EvalAnswer;
     try {
       answer = (await this.pool.run({
@@ -124,6 +126,7 @@ class StorageCalls {
   constructor(
     private readonly queryable: Queryable,
     private readonly signal: AbortSignal | undefined,
+    private readonly clock: Clock,
   ) {}
 
   async answer(call: StorageCall): Promise<JobReply> {
@@ -148,7 +151,8 @@ class StorageCalls {
             ? undefined
             : { ...call.hints, ...(this.signal === undefined ? {} : { signal: this.signal }) };
         const series = await q.select(matchersOf(call.matchers), hints);
-        const { set, transfer } = encodeSeriesSet(series);
+        // In slices: thousands of series would otherwise hold up pushes while they pack.
+        const { set, transfer } = await encodeSeriesSet(series, new Slicer(this.clock));
         return { value: { ok: set } satisfies StorageAnswer, transfer };
       }
       case 'labelNames':

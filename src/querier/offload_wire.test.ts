@@ -25,13 +25,29 @@ function samples(s: StorageSeries): number[][] {
 }
 
 describe('the worker wire', () => {
-  it('carries series sets with their labels and chunks', () => {
+  it('carries series sets with their labels and chunks', async () => {
     const input = SETS.map(series);
-    const { set } = encodeSeriesSet(input);
+    const { set } = await encodeSeriesSet(input);
     const output = decodeSeriesSet(set);
     expect(output.map((s) => s.labels.toString())).toEqual(SETS.map((l) => l.toString()));
     expect(output.map(samples)).toEqual(input.map(samples));
-    expect(decodeSeriesSet(encodeSeriesSet([]).set)).toEqual([]);
+    expect(decodeSeriesSet((await encodeSeriesSet([])).set)).toEqual([]);
+  });
+
+  it('packs the same set when it pauses between series', async () => {
+    const input = SETS.map(series);
+    let pauses = 0;
+    const pause = {
+      due: () => true,
+      yield: async () => {
+        pauses++;
+        await Promise.resolve();
+      },
+    };
+    const sliced = await encodeSeriesSet(input, pause);
+    expect(pauses).toBe(input.length);
+    expect(sliced.set).toEqual((await encodeSeriesSet(input)).set);
+    expect(decodeSeriesSet(sliced.set).map(samples)).toEqual(input.map(samples));
   });
 
   it('carries results with their label sets', () => {

@@ -4,7 +4,7 @@
  * errors. Series go as their encoded chunks when storage has them (no decoding on the
  * querier's event loop), else as decoded samples; labels packed into one string.
  */
-import { Labels, Matcher, type MatchType } from '../model/index.js';
+import { Labels, Matcher, type MatchType, type Pause } from '../model/index.js';
 import {
   Annotations,
   PromQLError,
@@ -53,17 +53,22 @@ function packLabels(sets: readonly Labels[]): PackedLabels {
   const lengths = new Uint32Array(count);
   const parts: string[] = [];
   let k = 0;
-  for (const l of sets) {
-    lengths[k++] = 2 * l.length;
-    for (let i = 0; i < l.length; i++) {
-      const name = l.nameAt(i);
-      const value = l.valueAt(i);
-      parts.push(name, value);
-      lengths[k++] = name.length;
-      lengths[k++] = value.length;
-    }
-  }
+  for (const l of sets) k = packInto(l, parts, lengths, k);
   return { text: parts.join(''), lengths };
+}
+
+/** Appends `l` to a packing: its strings to `parts`, its cut points at `k`; the next k. */
+function packInto(l: Labels, parts: string[], lengths: Uint32Array, at: number): number {
+  let k = at;
+  lengths[k++] = 2 * l.length;
+  for (let i = 0; i < l.length; i++) {
+    const name = l.nameAt(i);
+    const value = l.valueAt(i);
+    parts.push(name, value);
+    lengths[k++] = name.length;
+    lengths[k++] = value.length;
+  }
+  return k;
 }
 
 function unpackLabels(packed: PackedLabels): Labels[] {
@@ -87,16 +92,21 @@ function unpackLabels(packed: PackedLabels): Labels[] {
   return out;
 }
 
-/** Packs `series`; the returned buffers can be moved to the other thread. */
-export function encodeSeriesSet(series: readonly StorageSeries[]): {
-  set: WireSeriesSet;
-  transfer: ArrayBuffer[];
-} {
+/**
+ * Packs `series`; the returned buffers can be moved to the other thread. With `pause` the
+ * copying lets other work run between slices (a select of thousands of series).
+ */
+export async function encodeSeriesSet(
+  series: readonly StorageSeries[],
+  pause?: Pause,
+): Promise<{ set: WireSeriesSet; transfer: ArrayBuffer[] }> {
   let metaLen = 0;
   let byteLen = 0;
+  let labelLen = 0;
   const decoded: SampleArrays[] = [];
   for (const s of series) {
     metaLen += 4;
+    labelLen += 1 + 2 * s.labels.length;
     if (s.encoded !== undefined) {
       metaLen += 4 * s.encoded.chunks.length;
       for (const c of s.encoded.chunks) byteLen += c.data.length;
@@ -110,11 +120,16 @@ export function encodeSeriesSet(series: readonly StorageSeries[]): {
   const meta = new Float64Array(metaLen);
   const bytes = new Uint8Array(byteLen);
   const samples = new Float64Array(sampleLen);
+  const lengths = new Uint32Array(labelLen);
+  const parts: string[] = [];
   let m = 0;
   let b = 0;
   let p = 0;
   let d = 0;
+  let k = 0;
   for (const s of series) {
+    if (pause?.due() === true) await pause.yield();
+    k = packInto(s.labels, parts, lengths, k);
     const enc = s.encoded;
     if (enc !== undefined) {
       // Element writes: a four-element array per chunk for set() costs more than the copy.
@@ -142,7 +157,7 @@ export function encodeSeriesSet(series: readonly StorageSeries[]): {
       p += 2 * ts.length;
     }
   }
-  const labels = packLabels(series.map((x) => x.labels));
+  const labels = { text: parts.join(''), lengths };
   return {
     set: { labels, meta, bytes, samples },
     transfer: [labels.lengths.buffer, meta.buffer, bytes.buffer, samples.buffer],

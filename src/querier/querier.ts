@@ -138,8 +138,13 @@ export class Querier extends BasicService {
             thanos: new VectorEngine(engineOptions, { clock: deps.clock }),
           }
         : {
-            prometheus: new OffloadedEngine('prometheus', fullOptions(engineOptions), compute),
-            thanos: new OffloadedEngine('thanos', fullOptions(engineOptions), compute),
+            prometheus: new OffloadedEngine(
+              'prometheus',
+              fullOptions(engineOptions),
+              compute,
+              deps.clock,
+            ),
+            thanos: new OffloadedEngine('thanos', fullOptions(engineOptions), compute, deps.clock),
           };
     this.ingesters = new IngesterQueryable(
       {

@@ -17,6 +17,12 @@ export interface Clock {
    * overlap: if `fn` returns a promise, the next period starts after it settles.
    */
   every(ms: number, fn: () => void | Promise<void>): Timer;
+  /**
+   * Resolves once other ready work has had its turn: a real clock lets pending I/O
+   * callbacks (pushes, heartbeats) run first. Long loops on the event loop await it between
+   * slices (see `Slicer`). A virtual clock resolves it at once: simulated work takes no time.
+   */
+  yieldTurn(): Promise<void>;
 }
 
 export interface Timer {

@@ -20,6 +20,7 @@ export * from './logger.js';
 export * from './metrics.js';
 export * from './prng.js';
 export * from './random.js';
+export * from './slicer.js';
 export * from './transport.js';
 export * from './memory/index.js';
 export * from './multi/index.js';

@@ -38,6 +38,9 @@ class TickingClock implements Clock {
   sleep(): Promise<void> {
     return Promise.reject(new Error('not used'));
   }
+  yieldTurn(): Promise<void> {
+    return Promise.resolve();
+  }
   setTimer(): Timer {
     throw new Error('not used');
   }

@@ -42,6 +42,12 @@ export class RealClock implements Clock {
     });
   }
 
+  yieldTurn(): Promise<void> {
+    // setImmediate runs after the poll phase: I/O that arrived meanwhile is served first,
+    // without the millisecond floor of a zero-delay timer.
+    return new Promise((resolve) => setImmediate(resolve));
+  }
+
   setTimer(ms: number, fn: () => void): Timer {
     const handle = this.schedule(ms, () => void this.runGuarded('timer', fn));
     return { cancel: () => clearTimeout(handle) };

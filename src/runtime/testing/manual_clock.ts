@@ -70,6 +70,11 @@ export class ManualClock implements Clock {
     });
   }
 
+  /** Time stands still, so no slice ever runs out: resolves at once. */
+  yieldTurn(): Promise<void> {
+    return Promise.resolve();
+  }
+
   setTimer(ms: number, fn: () => void): Timer {
     const timer: PendingTimer = {
       due: this.nowMs + Math.max(0, ms),

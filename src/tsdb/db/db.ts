@@ -5,7 +5,7 @@
 // followed by out-of-order compaction (ooo_compact.ts).
 // Queries read blocks and head merged (querier.ts). Merging blocks with each other is
 // another module's job.
-import { Matcher } from '../../model/index.js';
+import { Matcher, type Pause } from '../../model/index.js';
 import {
   mkdirAllDurable,
   type Clock,
@@ -230,9 +230,17 @@ export class TSDB {
     return this.querier(mint, maxt).select(matchers);
   }
 
-  /** The encoded chunks of the matching series overlapping [mint, maxt] (chunk streaming). */
-  selectChunks(matchers: readonly Matcher[], mint: number, maxt: number): Promise<SeriesChunks[]> {
-    return this.querier(mint, maxt).selectChunks(matchers);
+  /**
+   * The encoded chunks of the matching series overlapping [mint, maxt] (chunk streaming);
+   * the head's part pauses where `pause` says (a query on a serving event loop).
+   */
+  selectChunks(
+    matchers: readonly Matcher[],
+    mint: number,
+    maxt: number,
+    pause?: Pause,
+  ): Promise<SeriesChunks[]> {
+    return this.querier(mint, maxt).selectChunks(matchers, pause);
   }
 
   /**

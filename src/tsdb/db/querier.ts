@@ -2,7 +2,7 @@
 // merged per series (Prometheus's mergeGenericQuerier over block queriers and the range
 // head). Series come out sorted by labels; a series present in several sources gets one
 // iterator that merges their samples in time order and keeps one sample per timestamp.
-import { compareGoStrings, Labels, type Matcher } from '../../model/index.js';
+import { compareGoStrings, Labels, type Matcher, type Pause } from '../../model/index.js';
 import {
   MergedSampleIterator,
   mergeSeriesChunkSets,
@@ -156,7 +156,7 @@ export class DBQuerier {
    * Chunks are passed on encoded and may overlap (a block and the head around a cut, or
    * out-of-order data): readers keep each timestamp once.
    */
-  async selectChunks(matchers: readonly Matcher[]): Promise<SeriesChunks[]> {
+  async selectChunks(matchers: readonly Matcher[], pause?: Pause): Promise<SeriesChunks[]> {
     const lists = await this.consistent(async (view) => {
       const out: SeriesChunks[][] = [];
       for (const block of view.blocks) {
@@ -165,7 +165,10 @@ export class DBQuerier {
         out.push(list);
       }
       if (view.headMint !== undefined) {
-        const opts = { inOrderMint: view.headMint };
+        const opts =
+          pause === undefined
+            ? { inOrderMint: view.headMint }
+            : { inOrderMint: view.headMint, pause };
         out.push(await this.head.selectChunks(matchers, this.mint, this.maxt, opts));
       }
       return out;

@@ -420,7 +420,7 @@ export class Head implements PostingsSource {
     opts: SelectOptions = {},
   ): Promise<SeriesChunks[]> {
     const refs = await postingsForMatchers(this, matchers);
-    return selectSeriesChunks(refs, (ref) => this.seriesByRef(ref), mint, maxt, opts);
+    return await selectSeriesChunks(refs, (ref) => this.seriesByRef(ref), mint, maxt, opts);
   }
 
   /**

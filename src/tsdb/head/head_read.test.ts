@@ -145,4 +145,30 @@ describe('head reads', () => {
     while (it.next() !== ValueType.None) seen.push(it.atT());
     expect(seen).toEqual([10]);
   });
+
+  it('a chunk select that pauses answers as one that does not, appends between slices aside', async () => {
+    const head = newHead();
+    // Enough series for several sorted runs, inserted out of label order.
+    const sets = Array.from({ length: 2500 }, (_, i) =>
+      Labels.fromStrings('__name__', 'x', 'i', String((i * 7919) % 2500)),
+    );
+    await fill(head, sets);
+    const all = [Matcher.equal('__name__', 'x')];
+    const plain = await head.selectChunks(all, 0, 10_000);
+    let pauses = 0;
+    const pause = {
+      due: () => true,
+      yield: async () => {
+        // Work that runs while the select pauses: appends to series already read or not.
+        pauses++;
+        const app = head.appender();
+        app.append(sets[pauses % sets.length]!, 5_000 + pauses, 1);
+        await app.commit();
+      },
+    };
+    const sliced = await head.selectChunks(all, 0, 4_999, { pause });
+    expect(pauses).toBeGreaterThan(2500);
+    expect(sliced.map((s) => s.labels.toString())).toEqual(plain.map((s) => s.labels.toString()));
+    expect(sliced.map((s) => s.labels.toString())).toEqual(sets.map((l) => l.toString()).sort());
+  });
 });

@@ -4,7 +4,7 @@
 // sees a consistent snapshot while appends continue; completed chunks never change and are
 // shared. A series with out-of-order data reads its in-order and out-of-order chunks merged
 // by time (Prometheus's OOO head reader); the head never holds two samples at one timestamp.
-import { Labels } from '../../model/index.js';
+import { Labels, sortByLabelsInSlices, type Pause } from '../../model/index.js';
 import {
   MergedSampleIterator,
   type SeriesChunks,
@@ -33,6 +33,11 @@ export interface SelectOptions {
   readonly inOrderMint?: number;
   /** Whether out-of-order samples are read (default true); block cutting reads only in-order. */
   readonly outOfOrder?: boolean;
+  /**
+   * Where a chunk select over many series lets other work run (a query's select on the
+   * ingester's event loop); without it the select runs in one go.
+   */
+  readonly pause?: Pause;
 }
 
 /** What an XOR iterator answers before its first sample (as one over no chunk would). */
@@ -144,17 +149,21 @@ export function oooChunksInRange(series: MemSeries, mint: number, maxt: number):
  * out-of-order buffer are snapshots. Chunks may reach outside the range and overlap each
  * other (out-of-order data); readers keep to the range and each timestamp once.
  */
-export function selectSeriesChunks(
+export async function selectSeriesChunks(
   refs: Uint32Array,
   lookup: (ref: number) => MemSeries | undefined,
   mint: number,
   maxt: number,
   opts: SelectOptions = {},
-): SeriesChunks[] {
+): Promise<SeriesChunks[]> {
   const out: SeriesChunks[] = [];
   const inOrderMint = Math.max(mint, opts.inOrderMint ?? mint);
   const snapshots = new SnapshotArena();
+  const pause = opts.pause;
   for (const ref of refs) {
+    // Each series is read whole within one slice; appends between slices are not seen by
+    // the series already read, and a truncation meanwhile makes the DB read again.
+    if (pause?.due() === true) await pause.yield();
     const series = lookup(ref);
     if (series === undefined) continue;
     const chunks: RawChunk[] = [];
@@ -185,7 +194,8 @@ export function selectSeriesChunks(
     }
     if (chunks.length > 0) out.push({ labels: series.labels, chunks });
   }
-  Labels.sortBy(out, (s) => s.labels);
+  if (pause === undefined) Labels.sortBy(out, (s) => s.labels);
+  else await sortByLabelsInSlices(out, (s) => s.labels, pause);
   return out;
 }
 
