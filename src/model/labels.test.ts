@@ -223,6 +223,21 @@ describe('Labels.fromSortedFlat', () => {
   });
 });
 
+describe('Labels.joined and sortKey', () => {
+  it('join names and values by NUL, and offer a sort key only where it orders as compare', () => {
+    const plain = Labels.fromStrings('b', '2', 'a', '1');
+    expect(plain.joined()).toBe('a\x001\x00b\x002');
+    expect(plain.sortKey()).toBe(plain.joined());
+    for (const odd of ['x\0', '\uE000', '\uD83D\uDE00']) {
+      const l = Labels.fromStrings('a', odd);
+      expect(l.joined()).toBe(`a\0${odd}`);
+      expect(l.sortKey()).toBeUndefined();
+    }
+    // Memoised outside the compared fields: equal sets stay equal.
+    expect(plain).toEqual(Labels.fromStrings('a', '1', 'b', '2'));
+  });
+});
+
 describe('Labels.sortBy', () => {
   // Strings from a small alphabet, so equal prefixes, equal label sets and the characters
   // where string orders part (NUL, surrogate pairs, U+E000 up) all come up often.

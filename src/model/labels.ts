@@ -17,8 +17,11 @@ const encoder = new TextEncoder();
 
 /** Below this many items a key per item costs more than it saves. */
 const SORT_KEY_MIN_ITEMS = 64;
-/** Code units where JavaScript's string order and Go's (UTF-8 bytes) may differ. */
-const UNSAFE_FOR_KEYS = /[\uD800-\uFFFF]/;
+/**
+ * What keeps a label set's joined form from ordering natively as `compare` does: NUL (the
+ * separator) and code units where JavaScript's string order and Go's (UTF-8 bytes) part.
+ */
+const UNSAFE_FOR_KEYS = /[\0\uD800-\uFFFF]/;
 
 /** Thrown when a label set is built with the same name twice. */
 export class DuplicateLabelError extends Error {
@@ -36,6 +39,13 @@ export class Labels implements Iterable<Label> {
   private cachedHash: bigint | undefined;
   /** lookupHash() once computed; -1 before. */
   private cachedLookupHash = -1;
+  /**
+   * joined() once computed; true-private (#) so that label sets still compare equal
+   * field by field whether or not it was computed.
+   */
+  #joined: string | undefined;
+  /** Whether #joined orders natively as `compare` does (see sortKey). */
+  #sortable = false;
   /**
    * @internal A memo slot for the one store that looks label sets up on its hot path (the
    * TSDB head keeps the series it last found for these labels here, checked on use): a
@@ -153,20 +163,14 @@ export class Labels implements Iterable<Label> {
     const keys: string[] = new Array<string>(n);
     const width = String(n).length;
     for (let i = 0; i < n; i++) {
-      const pairs = labelsOf(items[i] as T).pairs;
-      for (const p of pairs) {
-        if (p.includes('\0')) {
-          items.sort(byCompare);
-          return;
-        }
+      const key = labelsOf(items[i] as T).sortKey();
+      if (key === undefined) {
+        items.sort(byCompare);
+        return;
       }
       // After the label set, NUL (below any name's first character) and the item's index:
       // equal label sets keep their order, and the default sort compares the keys natively.
-      keys[i] = pairs.join('\0') + '\0\0' + String(i).padStart(width, '0');
-    }
-    if (UNSAFE_FOR_KEYS.test(keys.join(''))) {
-      items.sort(byCompare);
-      return;
+      keys[i] = key + '\0\0' + String(i).padStart(width, '0');
     }
     keys.sort();
     const sorted = keys.map((k) => items[Number(k.slice(k.length - width))] as T);
@@ -175,6 +179,27 @@ export class Labels implements Iterable<Label> {
 
   get length(): number {
     return this.pairs.length / 2;
+  }
+
+  /**
+   * Names and values joined by NUL, computed once per label set: one string per set where
+   * a select's thousands of sets are sorted or packed for another thread.
+   */
+  joined(): string {
+    if (this.#joined === undefined) {
+      this.#joined = this.pairs.join('\0');
+      this.#sortable = !this.pairs.some((p) => UNSAFE_FOR_KEYS.test(p));
+    }
+    return this.#joined;
+  }
+
+  /**
+   * `joined()` when comparing it as a JavaScript string orders label sets as `compare`
+   * does (no NUL and no code unit from U+D800 up in any name or value), else undefined.
+   */
+  sortKey(): string | undefined {
+    const joined = this.joined();
+    return this.#sortable ? joined : undefined;
   }
 
   isEmpty(): boolean {

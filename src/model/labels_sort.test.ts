@@ -24,10 +24,17 @@ describe('sortByLabelsInSlices', () => {
         fc.integer({ min: 0, max: 5000 }),
         fc.integer({ min: 1, max: 1 << 20 }),
         fc.integer({ min: 1, max: 50 }),
-        async (n, seed, every) => {
-          // Few distinct values: many equal label sets, whose order must be kept.
+        fc.constantFrom('', '\0', '\uE000', '\uD83D\uDE00'),
+        async (n, seed, every, odd) => {
+          // Few distinct values: many equal label sets, whose order must be kept. `odd` in
+          // some values makes the sort compare label sets instead of joined strings.
           const items = Array.from({ length: n }, (_, i) => ({
-            labels: Labels.fromStrings('a', `v${(i * seed) % 301}`, 'b', String((i ^ seed) % 4)),
+            labels: Labels.fromStrings(
+              'a',
+              `v${(i * seed) % 301}${i % 5 === 0 ? odd : ''}`,
+              'b',
+              String((i ^ seed) % 4),
+            ),
             i,
           }));
           const want = [...items].sort((x, y) => Labels.compare(x.labels, y.labels));

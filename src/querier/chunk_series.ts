@@ -14,6 +14,8 @@ import { Labels } from '../model/index.js';
 import {
   SAMPLE_FLOAT,
   SAMPLE_NONE,
+  type EncodedSeriesChunks,
+  type SampleArrays,
   type SampleIterator,
   type StorageSeries,
 } from '../promql/index.js';
@@ -37,25 +39,54 @@ export function storeSeriesToStorageSeries(
   maxt: number,
   reader?: ChunkSampleReader,
 ): StorageSeries {
-  // Lanes are worked out on the first walk: a query may drop the series before that.
-  let lanes: (readonly StoreChunk[])[] | undefined;
-  return {
-    labels: series.labels,
-    iterator: () => lanesIterator((lanes ??= chunkLanes(series.chunks, mint, maxt)), mint, maxt),
-    samples: (start, end) =>
-      (reader ??= new ChunkSampleReader()).read(
-        (lanes ??= chunkLanes(series.chunks, mint, maxt)),
-        Math.max(start, mint),
-        Math.min(end, maxt),
-      ),
-    newest: (start, end) =>
-      (reader ??= new ChunkSampleReader()).newest(
-        (lanes ??= chunkLanes(series.chunks, mint, maxt)),
-        Math.max(start, mint),
-        Math.min(end, maxt),
-      ),
-    encoded: { chunks: series.chunks, mint, maxt },
-  };
+  return new ChunkSeries(series.labels, series.chunks, mint, maxt, reader);
+}
+
+/**
+ * One object per series, its methods on the prototype: a select makes thousands, and
+ * closures per series cost several objects each for the collector to copy while the
+ * select's series are alive.
+ */
+class ChunkSeries implements StorageSeries {
+  /** Lanes are worked out on the first walk: a query may drop the series before that. */
+  private lanes: (readonly StoreChunk[])[] | undefined;
+
+  constructor(
+    readonly labels: Labels,
+    readonly chunks: readonly StoreChunk[],
+    readonly mint: number,
+    readonly maxt: number,
+    private reader: ChunkSampleReader | undefined,
+  ) {}
+
+  /** The series itself holds `chunks`, `mint` and `maxt`. */
+  get encoded(): EncodedSeriesChunks {
+    return this;
+  }
+
+  iterator(): SampleIterator {
+    return lanesIterator(this.lanesInRange(), this.mint, this.maxt);
+  }
+
+  samples(start: number, end: number): SampleArrays {
+    return (this.reader ??= new ChunkSampleReader()).read(
+      this.lanesInRange(),
+      Math.max(start, this.mint),
+      Math.min(end, this.maxt),
+    );
+  }
+
+  newest(start: number, end: number): SampleArrays {
+    return (this.reader ??= new ChunkSampleReader()).newest(
+      this.lanesInRange(),
+      Math.max(start, this.mint),
+      Math.min(end, this.maxt),
+    );
+  }
+
+  private lanesInRange(): (readonly StoreChunk[])[] {
+    return (this.lanes ??= chunkLanes(this.chunks, this.mint, this.maxt));
+  }
 }
 
 /** A fresh iterator over `chunks` (any order, overlaps allowed) within [mint, maxt]. */

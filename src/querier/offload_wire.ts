@@ -40,7 +40,10 @@ export interface WireSeriesSet {
 /**
  * Label sets as one string and its cut points (per set its string count, then each
  * string's length): one string crosses between threads far cheaper than thousands of small
- * ones, and the receiving thread, which rebuilds them, is often the querier's.
+ * ones, and the receiving thread, which rebuilds them, is often the querier's. In the text
+ * each string is followed by one separator character, so a set goes in as its memoised
+ * `Labels.joined()` form (strings joined by NUL) plus a NUL; the lengths say where the
+ * strings end, whatever characters they hold.
  */
 export interface PackedLabels {
   readonly text: string;
@@ -61,13 +64,12 @@ function packLabels(sets: readonly Labels[]): PackedLabels {
 function packInto(l: Labels, parts: string[], lengths: Uint32Array, at: number): number {
   let k = at;
   lengths[k++] = 2 * l.length;
+  if (l.length === 0) return k;
   for (let i = 0; i < l.length; i++) {
-    const name = l.nameAt(i);
-    const value = l.valueAt(i);
-    parts.push(name, value);
-    lengths[k++] = name.length;
-    lengths[k++] = value.length;
+    lengths[k++] = l.nameAt(i).length;
+    lengths[k++] = l.valueAt(i).length;
   }
+  parts.push(l.joined(), '\0');
   return k;
 }
 
@@ -82,10 +84,11 @@ function unpackLabels(packed: PackedLabels): Labels[] {
     const values: string[] = [];
     for (let i = 0; i < count; i += 2) {
       const nameEnd = at + (lengths[k++] as number);
-      const valueEnd = nameEnd + (lengths[k++] as number);
+      const valueAt = nameEnd + 1;
+      const valueEnd = valueAt + (lengths[k++] as number);
       names.push(text.slice(at, nameEnd));
-      values.push(text.slice(nameEnd, valueEnd));
-      at = valueEnd;
+      values.push(text.slice(valueAt, valueEnd));
+      at = valueEnd + 1;
     }
     out.push(Labels.fromSorted(names, values));
   }
