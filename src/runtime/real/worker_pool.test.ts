@@ -1,5 +1,5 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { getPriority, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -12,7 +12,9 @@ const JOB = join(dir, 'job.mjs');
 writeFileSync(
   JOB,
   `import { threadId } from 'node:worker_threads';
+import { getPriority } from 'node:os';
 export async function runJob(payload, ctx) {
+  if (payload.op === 'nice') return { value: getPriority(0) };
   if (payload.op === 'echo') {
     const back = await ctx.call({ ask: payload.x });
     const buf = Float64Array.of(payload.x, back, ctx.now() > 0 ? 1 : 0);
@@ -34,6 +36,21 @@ const spec = (payload: unknown, extra: Partial<JobSpec> = {}): JobSpec => ({
 });
 
 describe('WorkerComputePool', () => {
+  it.runIf(process.platform === 'linux')(
+    'runs jobs at a lower CPU priority than the event loop (Linux: the worker thread only)',
+    async () => {
+      const before = getPriority(0);
+      const pool = new WorkerComputePool(1, 7);
+      expect(await pool.run(spec({ op: 'nice' }))).toBe(Math.min(19, before + 7));
+      // The calling (event-loop) thread keeps its own.
+      expect(getPriority(0)).toBe(before);
+      await pool.close();
+      const plain = new WorkerComputePool(1, 0);
+      expect(await plain.run(spec({ op: 'nice' }))).toBe(before);
+      await plain.close();
+    },
+  );
+
   it('runs a job on another thread, answering its calls back and moving its buffers', async () => {
     const pool = new WorkerComputePool(2);
     const out = (await pool.run(spec({ op: 'echo', x: 21 }))) as {

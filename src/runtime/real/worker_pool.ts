@@ -17,8 +17,10 @@ const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 if (workerData.nice !== 0 && process.platform === 'linux') {
   // Linux keeps a nice value per thread, and 0 names the calling thread: only this one.
+  // Relative to the process's own, so a server started under nice stays below it.
+  const os = require('node:os');
   try {
-    require('node:os').setPriority(0, workerData.nice);
+    os.setPriority(0, Math.min(19, os.getPriority(0) + workerData.nice));
   } catch {}
 }
 const modules = new Map();
@@ -64,11 +66,10 @@ parentPort.on('message', async (msg) => {
 const WORKER_OPTIONS = { eval: true, resourceLimits: { maxYoungGenerationSizeMb: 192 } };
 
 /**
- * The nice value of evaluation threads (Linux; elsewhere a process-wide setting, left
- * alone): when cores are short, the kernel gives the event loop's thread (pushes, ring
- * heartbeats) the CPU before a heavy query's evaluation. Without it, on two cores, push
- * p99 under a back-to-back 10M-sample query was ~2.7× its quiet value; with it, see
- * docs/querier.md. A worker on an idle core runs as fast either way.
+ * How much nicer than the process evaluation threads run (Linux, where a nice value is per
+ * thread; elsewhere it is per process and left alone): when cores are short, the kernel
+ * gives the event loop's thread (pushes, ring heartbeats) the CPU before a heavy query's
+ * evaluation. A worker on an otherwise idle core runs as fast either way.
  */
 export const DEFAULT_WORKER_NICE = 10;
 
