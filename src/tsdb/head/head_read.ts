@@ -17,7 +17,7 @@ import {
   type FloatSample,
   type RawChunk,
 } from '../chunkenc/index.js';
-import type { CompletedChunk, MemSeries } from './mem_series.js';
+import type { CompletedChunk, HeadChunk, MemSeries } from './mem_series.js';
 
 /** A selected series: its ref, labels and samples in the selected range. */
 export interface HeadSeries {
@@ -171,7 +171,8 @@ export async function selectSeriesChunks(
       const completed = series.completed;
       for (let i = 0; i < completed.length; i++) {
         const c = completed[i] as CompletedChunk;
-        if (c.maxTime >= inOrderMint && c.minTime <= maxt) chunks.push(rawChunk(c, null));
+        // Shared as it is: a completed chunk is its own RawChunk.
+        if (c.maxTime >= inOrderMint && c.minTime <= maxt) chunks.push(c);
       }
       const open = series.openChunk();
       if (open !== null && open.maxTime >= inOrderMint && open.minTime <= maxt)
@@ -200,7 +201,7 @@ export async function selectSeriesChunks(
 }
 
 /** The chunk as sent: its bytes shared, or copied into `snapshot` when it may still change. */
-function rawChunk(c: CompletedChunk, snapshot: SnapshotArena | null): RawChunk {
+function rawChunk(c: HeadChunk, snapshot: SnapshotArena | null): RawChunk {
   const bytes = c.chunk.bytes();
   return {
     minTime: c.minTime,

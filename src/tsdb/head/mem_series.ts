@@ -14,6 +14,7 @@ import {
   decideFloatAppend,
   type ChunkCutOptions,
   type OpenChunkState,
+  type RawChunk,
   type XorAppender,
 } from '../chunkenc/index.js';
 import { FloatBits } from './float_words.js';
@@ -54,12 +55,18 @@ export interface OOOData {
   buffer: OOOBuffer | null;
 }
 
-/** A chunk that will receive no more samples, with its time range. */
-export interface CompletedChunk {
+/** A head chunk with its time range. */
+export interface HeadChunk {
   readonly chunk: XorChunk;
   readonly minTime: number;
   readonly maxTime: number;
 }
+
+/**
+ * A chunk that will receive no more samples. It is also the RawChunk a chunk-streaming
+ * select sends (its final bytes never change): no object per chunk per query.
+ */
+export interface CompletedChunk extends HeadChunk, RawChunk {}
 
 export class MemSeries {
   readonly completed: CompletedChunk[] = [];
@@ -128,7 +135,7 @@ export class MemSeries {
   }
 
   /** The open chunk and its range, or null. */
-  openChunk(): CompletedChunk | null {
+  openChunk(): HeadChunk | null {
     if (this.open === null) return null;
     return { chunk: this.open, minTime: this.openMinTime, maxTime: this.openMaxTime };
   }
@@ -196,7 +203,13 @@ export class MemSeries {
       let spare: Uint8Array | undefined;
       if (open !== null) {
         spare = open.compact();
-        this.completed.push({ chunk: open, minTime: this.openMinTime, maxTime: this.openMaxTime });
+        this.completed.push({
+          chunk: open,
+          minTime: this.openMinTime,
+          maxTime: this.openMaxTime,
+          encoding: Encoding.XOR,
+          data: open.bytes(),
+        });
       }
       this.open = new XorChunk(undefined, spare);
       this.openAppender = this.open.appender();
