@@ -196,7 +196,7 @@ export class Ingester extends BasicService {
           .map((b) => b.meta.ulid) ?? [],
       isShipped: (t, ulid) => this.shipping?.isShipped(t, ulid) ?? false,
     });
-    registerIngesterRpc(deps.transport, this, config.seriesLabelsCacheEntries);
+    registerIngesterRpc(deps.transport, this, deps.clock, config.seriesLabelsCacheEntries);
   }
 
   /** The ring membership, once the ingester has started. */

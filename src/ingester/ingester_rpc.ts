@@ -14,7 +14,9 @@ import {
 import {
   PROTOBUF_CONTENT_TYPE,
   RpcError,
+  Slicer,
   jsonBody,
+  type Clock,
   type RpcRequest,
   type RpcResponse,
   type Transport,
@@ -47,6 +49,8 @@ const EMPTY = new Uint8Array(0);
 export function registerIngesterRpc(
   transport: Transport,
   ingester: Ingester,
+  /** Paces writing large select answers on the event loop (see `Slicer`). */
+  clock: Clock,
   labelsCacheEntries = DEFAULT_SERIES_LABELS_CACHE_ENTRIES,
 ): void {
   // Distributors send the same series every push, byte for byte: decoded through this cache,
@@ -95,7 +99,8 @@ export function registerIngesterRpc(
   transport.handle(INGESTER_QUERY_STREAM, async (req, signal) => {
     const { tenant, start, end, matchers } = seriesRequest(req);
     const series = await ingester.queryStream(tenant, start, end, matchers, signal);
-    return { body: encodeSeriesChunks(series), contentType: PROTOBUF_CONTENT_TYPE };
+    const body = await encodeSeriesChunks(series, new Slicer(clock));
+    return { body, contentType: PROTOBUF_CONTENT_TYPE };
   });
 
   transport.handle(INGESTER_METRICS_FOR_LABEL_MATCHERS, async (req, signal) => {

@@ -45,24 +45,38 @@ const SERIES: SeriesChunks[] = [
 ];
 
 describe('ingester.QueryStream chunk wire format', () => {
-  it('encodes the documented layout and decodes it back', () => {
-    const bytes = encodeSeriesChunks(SERIES);
+  it('encodes the documented layout and decodes it back', async () => {
+    const bytes = await encodeSeriesChunks(SERIES);
     expect([...bytes]).toEqual([...layout(SERIES)]);
     const back = decodeSeriesChunks(bytes);
     expect(back.map((s) => s.labels.toString())).toEqual(SERIES.map((s) => s.labels.toString()));
     expect(back[0]?.chunks.map((c) => [c.minTime, c.maxTime, c.encoding, [...c.data]])).toEqual(
       SERIES[0]?.chunks.map((c) => [c.minTime, c.maxTime, c.encoding, [...c.data]]),
     );
-    expect(decodeSeriesChunks(encodeSeriesChunks([]))).toEqual([]);
+    expect(decodeSeriesChunks(await encodeSeriesChunks([]))).toEqual([]);
   });
 
-  it('rejects truncated and over-long answers as internal errors naming the byte', () => {
-    const bytes = encodeSeriesChunks(SERIES);
+  it('rejects truncated and over-long answers as internal errors naming the byte', async () => {
+    const bytes = await encodeSeriesChunks(SERIES);
     const cut = (): unknown => decodeSeriesChunks(bytes.subarray(0, bytes.length - 30));
     expect(cut).toThrow(RpcError);
     expect(cut).toThrow(/truncated at byte \d+/);
     const longer = new Uint8Array(bytes.length + 3);
     longer.set(bytes);
     expect(() => decodeSeriesChunks(longer)).toThrow(/3 trailing bytes/);
+  });
+
+  it('writes the same bytes when it pauses between series', async () => {
+    let pauses = 0;
+    const pause = {
+      due: () => true,
+      yield: async () => {
+        pauses++;
+        await Promise.resolve();
+      },
+    };
+    const sliced = await encodeSeriesChunks(SERIES, pause);
+    expect(pauses).toBe(SERIES.length);
+    expect([...sliced]).toEqual([...(await encodeSeriesChunks(SERIES))]);
   });
 });

@@ -7,12 +7,20 @@
  * as u32 byte length + UTF-8, u32 chunk count, per chunk f64 min time, f64 max time,
  * u8 encoding, u32 byte length and the chunk's bytes.
  */
+import type { Pause } from '../model/index.js';
 import type { RawChunk, SeriesChunks } from '../tsdb/index.js';
 import { WireReader, writeUtf8 } from './wire.js';
 
 const CHUNK_HEADER = 8 + 8 + 1 + 4;
 
-export function encodeSeriesChunks(series: readonly SeriesChunks[]): Uint8Array {
+/**
+ * The answer's bytes. With `pause` the writing lets other work run between series (an
+ * ingester's event loop serves pushes while it answers a select of thousands of series).
+ */
+export async function encodeSeriesChunks(
+  series: readonly SeriesChunks[],
+  pause?: Pause,
+): Promise<Uint8Array> {
   // An upper bound first (3 UTF-8 bytes per UTF-16 unit), then one pass writing.
   let bound = 4;
   for (const s of series) {
@@ -35,6 +43,7 @@ export function encodeSeriesChunks(series: readonly SeriesChunks[]): Uint8Array 
   };
   u32(series.length);
   for (const s of series) {
+    if (pause?.due() === true) await pause.yield();
     u32(s.labels.length);
     for (let i = 0; i < s.labels.length; i++) {
       str(s.labels.nameAt(i));

@@ -44,7 +44,7 @@ async function cluster() {
     transport.handle(INGESTER_QUERY_STREAM, async (req) => {
       const tenant = req.headers?.[TENANT_RPC_HEADER] ?? '';
       const series = await store.queryStream(addr, tenant, parseJsonBody<QueryRequest>(req));
-      return { body: encodeSeriesChunks(series), contentType: 'application/octet-stream' };
+      return { body: await encodeSeriesChunks(series), contentType: 'application/octet-stream' };
     });
     await transport.listen();
     ingesters[addr] = {

@@ -54,6 +54,6 @@ export class IgnoreIngesterTransport extends ForwardingTransport {
   override async call(address: string, req: RpcRequest, opts?: CallOptions): Promise<RpcResponse> {
     const res = await this.inner.call(address, req, opts);
     if (address !== this.ignored || req.method !== INGESTER_QUERY_STREAM) return res;
-    return { ...res, body: encodeSeriesChunks([]) };
+    return { ...res, body: await encodeSeriesChunks([]) };
   }
 }
