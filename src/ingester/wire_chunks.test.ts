@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Labels } from '../model/index.js';
 import { RpcError } from '../runtime/index.js';
+import { countingPause } from '../runtime/testing/index.js';
 import { rawChunksFromSamples, type SeriesChunks } from '../tsdb/index.js';
 import { decodeSeriesChunks, encodeSeriesChunks } from './wire_chunks.js';
 
@@ -67,16 +68,9 @@ describe('ingester.QueryStream chunk wire format', () => {
   });
 
   it('writes the same bytes when it pauses between series', async () => {
-    let pauses = 0;
-    const pause = {
-      due: () => true,
-      yield: async () => {
-        pauses++;
-        await Promise.resolve();
-      },
-    };
+    const pause = countingPause();
     const sliced = await encodeSeriesChunks(SERIES, pause);
-    expect(pauses).toBe(SERIES.length);
+    expect(pause.pauses).toBe(SERIES.length);
     expect([...sliced]).toEqual([...(await encodeSeriesChunks(SERIES))]);
   });
 });

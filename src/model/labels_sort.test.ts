@@ -1,20 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Labels } from './labels.js';
-import { sortByLabelsInSlices, type Pause } from './labels_sort.js';
-
-/** Pauses every `every` checks and counts the pauses. */
-function countingPause(every: number): Pause & { pauses: number } {
-  let checks = 0;
-  return {
-    pauses: 0,
-    due: () => ++checks % every === 0,
-    async yield() {
-      this.pauses++;
-      await Promise.resolve();
-    },
-  };
-}
+import { countingPause } from '../runtime/testing/index.js';
+import { sortByLabelsInSlices } from './labels_sort.js';
 
 describe('sortByLabelsInSlices', () => {
   it('orders as Labels.compare does, stably, across runs and merges', async () => {

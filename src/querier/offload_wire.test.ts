@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { Labels } from '../model/index.js';
 import { Annotations, type QueryResult, type StorageSeries } from '../promql/index.js';
+import { countingPause } from '../runtime/testing/index.js';
 import { rawChunksFromSamples } from '../tsdb/index.js';
 import { storeSeriesToStorageSeries } from './chunk_series.js';
 import { decodeResult, decodeSeriesSet, encodeResult, encodeSeriesSet } from './offload_wire.js';
@@ -36,16 +37,9 @@ describe('the worker wire', () => {
 
   it('packs the same set when it pauses between series', async () => {
     const input = SETS.map(series);
-    let pauses = 0;
-    const pause = {
-      due: () => true,
-      yield: async () => {
-        pauses++;
-        await Promise.resolve();
-      },
-    };
+    const pause = countingPause();
     const sliced = await encodeSeriesSet(input, pause);
-    expect(pauses).toBe(input.length);
+    expect(pause.pauses).toBe(input.length);
     expect(sliced.set).toEqual((await encodeSeriesSet(input)).set);
     expect(decodeSeriesSet(sliced.set).map(samples)).toEqual(input.map(samples));
   });

@@ -52,12 +52,17 @@ export interface PackedLabels {
 
 function packLabels(sets: readonly Labels[]): PackedLabels {
   let count = 0;
-  for (const l of sets) count += 1 + 2 * l.length;
+  for (const l of sets) count += packedLengths(l);
   const lengths = new Uint32Array(count);
   const parts: string[] = [];
   let k = 0;
   for (const l of sets) k = packInto(l, parts, lengths, k);
   return { text: parts.join(''), lengths };
+}
+
+/** Cut points `l` takes in a packing: its string count, then each string's length. */
+function packedLengths(l: Labels): number {
+  return 1 + 2 * l.length;
 }
 
 /** Appends `l` to a packing: its strings to `parts`, its cut points at `k`; the next k. */
@@ -109,7 +114,7 @@ export async function encodeSeriesSet(
   const decoded: SampleArrays[] = [];
   for (const s of series) {
     metaLen += 4;
-    labelLen += 1 + 2 * s.labels.length;
+    labelLen += packedLengths(s.labels);
     if (s.encoded !== undefined) {
       metaLen += 4 * s.encoded.chunks.length;
       for (const c of s.encoded.chunks) byteLen += c.data.length;

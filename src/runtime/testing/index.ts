@@ -14,4 +14,5 @@ export {
 } from './cache_contract.js';
 export { describeFileSystemContract, type FileSystemUnderTest } from './filesystem_contract.js';
 export { ManualClock } from './manual_clock.js';
+export { countingPause, type CountingPause } from './counting_pause.js';
 export { CapturingLogger, type CapturedLine } from './capturing_logger.js';
