@@ -16,7 +16,6 @@ import {
 } from '../api/index.js';
 import type { Logger } from '../runtime/index.js';
 import type { HttpMessage } from '../scheduler/index.js';
-import { fromBase64, toBase64 } from '../scheduler/index.js';
 import {
   HttpError,
   registerPrefixedRoute,
@@ -151,7 +150,7 @@ async function forward(
   const started = deps.stats.start();
   const answer = await deps.roundTrip(
     tenant,
-    { method: req.method, url: req.originalUrl, headers: forwardable(req), body: toBase64(body) },
+    { method: req.method, url: req.originalUrl, headers: forwardable(req), body },
     closeSignal(res),
   );
   const status = answer.status ?? 502;
@@ -292,6 +291,6 @@ function writeAnswer(res: Response, answer: HttpMessage): void {
     res,
     answer.status ?? 502,
     answer.headers['content-type'] ?? 'text/plain; charset=utf-8',
-    Buffer.from(fromBase64(answer.body)),
+    Buffer.from(answer.body.buffer, answer.body.byteOffset, answer.body.byteLength),
   );
 }

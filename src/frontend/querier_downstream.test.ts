@@ -2,7 +2,6 @@
 // came when the chain never reads answers.
 import { describe, expect, it } from 'vitest';
 import { Form } from '../api/index.js';
-import { toBase64 } from '../scheduler/index.js';
 import type { RoundTrip } from './http_frontend.js';
 import { querierRangeHandler } from './querier_downstream.js';
 import { QuerierError } from './querier_error.js';
@@ -20,8 +19,7 @@ const BODY =
   '{"status":"success", "data":{"result":[{"metric":{"__name__":"up"},"values":[[1,"1"]]}],"resultType":"matrix"}}';
 
 function roundTrip(status: number, body: string): RoundTrip {
-  return () =>
-    Promise.resolve({ status, headers: {}, body: toBase64(new TextEncoder().encode(body)) });
+  return () => Promise.resolve({ status, headers: {}, body: new TextEncoder().encode(body) });
 }
 
 const request = parseRangeRequest(

@@ -3,7 +3,6 @@
  * the querier's own `query_range` request (Cortex's prometheusCodec.EncodeRequest), and the
  * answer decoded, or turned into a QuerierError carrying the querier's status and body.
  */
-import { toBase64, fromBase64 } from '../scheduler/index.js';
 import type { RangeHandler } from './handler.js';
 import type { RoundTrip } from './http_frontend.js';
 import { querierError } from './querier_error.js';
@@ -31,10 +30,10 @@ export function querierRangeHandler(
     for (const [name, values] of req.headers) headers[name] = values.join(', ');
     const answer = await roundTrip(
       req.tenantIds.join('|'),
-      { method: 'POST', url: path, headers, body: toBase64(new TextEncoder().encode(body)) },
+      { method: 'POST', url: path, headers, body: new TextEncoder().encode(body) },
       signal,
     );
-    const text = decoder.decode(fromBase64(answer.body));
+    const text = decoder.decode(answer.body);
     const status = answer.status ?? 502;
     if (status !== 200) throw querierError(status, text);
     const responseHeaders = new Map<string, string[]>();

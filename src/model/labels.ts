@@ -44,8 +44,8 @@ export class Labels implements Iterable<Label> {
    * field by field whether or not it was computed.
    */
   #joined: string | undefined;
-  /** Whether #joined orders natively as `compare` does (see sortKey). */
-  #sortable = false;
+  /** Whether #joined orders natively as `compare` does (see sortKey); checked when asked. */
+  #sortable: boolean | undefined;
   /**
    * @internal A memo slot for the one store that looks label sets up on its hot path (the
    * TSDB head keeps the series it last found for these labels here, checked on use): a
@@ -188,7 +188,6 @@ export class Labels implements Iterable<Label> {
   joined(): string {
     if (this.#joined === undefined) {
       this.#joined = this.pairs.join('\0');
-      this.#sortable = !this.pairs.some((p) => UNSAFE_FOR_KEYS.test(p));
     }
     return this.#joined;
   }
@@ -199,6 +198,7 @@ export class Labels implements Iterable<Label> {
    */
   sortKey(): string | undefined {
     const joined = this.joined();
+    this.#sortable ??= !this.pairs.some((p) => UNSAFE_FOR_KEYS.test(p));
     return this.#sortable ? joined : undefined;
   }
 

@@ -15,8 +15,13 @@ import {
   type SampleColumns,
 } from '../tsdb/index.js';
 
-/** Samples per shared block: 1 MiB of timestamps and 1 MiB of values. */
+/** Samples per shared block at most: 1 MiB of timestamps and 1 MiB of values. */
 const BLOCK_SAMPLES = 1 << 17;
+/**
+ * The first block's size; each next one doubles up to BLOCK_SAMPLES. A small select (an
+ * instant query's newest samples) would otherwise allocate and zero 2 MiB it never uses.
+ */
+const FIRST_BLOCK_SAMPLES = 1 << 12;
 
 const NO_SAMPLES: SampleArrays = { ts: new Float64Array(0), fs: new Float64Array(0) };
 
@@ -29,6 +34,7 @@ export class ChunkSampleReader {
   private readonly decoder = new XorBulkDecoder();
   private block: SampleColumns = sampleColumns(0);
   private used = 0;
+  private nextBlock = FIRST_BLOCK_SAMPLES;
 
   /** The samples with mint ≤ t ≤ maxt of `lanes` (from chunkLanes); throws on unreadable chunks. */
   read(lanes: readonly (readonly StoreChunk[])[], mint: number, maxt: number): SampleArrays {
@@ -74,7 +80,8 @@ export class ChunkSampleReader {
   /** Room for `capacity` samples in the current block (a new block when it is full). */
   private reserve(capacity: number): number {
     if (this.used + capacity > this.block.ts.length) {
-      this.block = sampleColumns(Math.max(capacity, BLOCK_SAMPLES));
+      this.block = sampleColumns(Math.max(capacity, this.nextBlock));
+      this.nextBlock = Math.min(2 * this.nextBlock, BLOCK_SAMPLES);
       this.used = 0;
     }
     return this.used;

@@ -27,5 +27,5 @@ export { QueueService, runningKey, type QueueServiceConfig } from './queue_servi
 export { FrontendDispatcher, type FrontendDispatcherConfig } from './frontend_dispatcher.js';
 export { QuerierWorker, type QuerierWorkerConfig } from './querier_worker.js';
 export { QueryScheduler, type QuerySchedulerConfig } from './scheduler.js';
-export { errorAnswer, fromBase64, toBase64, type HttpMessage } from './protocol.js';
+export { errorAnswer, type HttpMessage } from './protocol.js';
 export { queueMetrics } from './queue_metrics.js';

@@ -1,20 +1,22 @@
 /**
  * The messages between query-frontends, query-schedulers and the queriers' workers, sent as
- * JSON over the runtime Transport (the role Cortex's frontend/scheduler gRPC streams play).
+ * JSON envelopes with their HTTP bodies attached as raw bytes (frame.ts) over the runtime
+ * Transport (the role Cortex's frontend/scheduler gRPC streams play).
  * A queued query is an HTTP request; the querier runs it through its own HTTP routes and sends
  * the HTTP answer straight to the frontend that queued it (`frontend.Result`), also when a
  * scheduler handed it out.
  */
-import { RpcError, jsonBody, parseJsonBody, type RpcRequest } from '../runtime/index.js';
+import { RpcError, parseJsonBody, JSON_CONTENT_TYPE, type RpcRequest } from '../runtime/index.js';
+import { FRAME_CONTENT_TYPE, frameBody, parseFrame } from './frame.js';
 
-/** An HTTP request or answer on the wire; the body is base64. */
+/** An HTTP request or answer; on the wire its body is a frame attachment. */
 export interface HttpMessage {
   readonly method?: string;
   readonly url?: string;
   readonly status?: number;
   /** Lower-case names. */
   readonly headers: Readonly<Record<string, string>>;
-  readonly body: string;
+  readonly body: Uint8Array;
 }
 
 export interface QueuedQuery {
@@ -75,24 +77,21 @@ export const SCHEDULER_ENQUEUE = 'scheduler.Enqueue';
 export const SCHEDULER_CANCEL = 'scheduler.Cancel';
 
 export function rpc(method: string, value: unknown): RpcRequest {
-  return { method, ...jsonBody(value) };
+  return { method, ...frameBody(value) };
 }
 
 export function decode<T>(msg: { body: Uint8Array; contentType: string }, what: string): T {
   try {
-    return parseJsonBody<T>(msg);
+    // Bodiless acknowledgements (`{}`) come as plain JSON.
+    if (msg.contentType === JSON_CONTENT_TYPE) return parseJsonBody<T>(msg);
+    if (msg.contentType !== FRAME_CONTENT_TYPE) {
+      throw new RpcError('invalid_argument', `unexpected content type ${msg.contentType}`);
+    }
+    return parseFrame<T>(msg.body);
   } catch (err) {
     if (err instanceof RpcError) throw err;
     throw new RpcError('invalid_argument', `malformed ${what}: ${(err as Error).message}`);
   }
-}
-
-export function toBase64(bytes: Uint8Array): string {
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
-}
-
-export function fromBase64(text: string): Uint8Array {
-  return new Uint8Array(Buffer.from(text, 'base64'));
 }
 
 /** An HTTP answer a frontend hands back when a query failed before a querier answered it. */
@@ -100,6 +99,6 @@ export function errorAnswer(status: number, message: string): HttpMessage {
   return {
     status,
     headers: { 'content-type': 'text/plain; charset=utf-8' },
-    body: toBase64(new TextEncoder().encode(`${message}\n`)),
+    body: new TextEncoder().encode(`${message}\n`),
   };
 }

@@ -5,10 +5,8 @@ import {
   FRONTEND_RESULT,
   decode,
   errorAnswer,
-  fromBase64,
   methods,
   rpc,
-  toBase64,
   type HeartbeatRequest,
   type PullRequest,
   type PullResponse,
@@ -133,12 +131,12 @@ export class QuerierWorker {
           method: query.request.method ?? 'GET',
           url: query.request.url ?? '/',
           headers: query.request.headers,
-          body: fromBase64(query.request.body),
+          body: query.request.body,
           remoteAddress: query.frontend,
         },
         timeout.signal,
       );
-      response = { status: answer.status, headers: answer.headers, body: toBase64(answer.body) };
+      response = { status: answer.status, headers: answer.headers, body: answer.body };
     } catch (err) {
       response = errorAnswer(500, `the querier could not run the query: ${(err as Error).message}`);
     } finally {

@@ -1,5 +1,6 @@
 import type { Clock, Logger, Timer, Transport } from '../runtime/index.js';
 import { AbortError, jsonBody } from '../runtime/index.js';
+import { frameBody } from './frame.js';
 import {
   FRONTEND_RESULT,
   decode,
@@ -125,7 +126,7 @@ export class QueueService {
       });
       this.deps.onHandedOut?.(got.request);
       const answer: PullResponse = { query: got.request, cursor: got.cursor };
-      return jsonBody(answer);
+      return frameBody(answer);
     } catch (err) {
       if (err instanceof AbortError && !signal.aborted) return jsonBody({} satisfies PullResponse);
       throw err;

@@ -24,29 +24,29 @@ export function almostEqual(a: number, b: number, epsilon: number): boolean {
   return diff / Math.min(absSum, Number.MAX_VALUE) < epsilon;
 }
 
-/** Ascending with NaN first: the order Prometheus's vectorByValueHeap sorts into. */
-function compareNaNFirst(a: number, b: number): number {
-  const aNaN = Number.isNaN(a);
-  const bNaN = Number.isNaN(b);
-  if (aNaN || bNaN) return aNaN === bNaN ? 0 : aNaN ? -1 : 1;
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
 /**
- * The q-quantile of the values by linear interpolation between closest ranks (sorts `values`
- * in place). NaN for no values or q NaN, -Inf for q < 0, +Inf for q > 1.
+ * The q-quantile of the values by linear interpolation between closest ranks, over the
+ * values in Prometheus's order (ascending, NaN first: vectorByValueHeap). NaN for no values
+ * or q NaN, -Inf for q < 0, +Inf for q > 1. `values` is left as it is: a copy is sorted
+ * natively (a typed array's sort puts NaN last, so ranks below the NaN count are NaN), far
+ * faster than a comparator over a number array, the cost quantile_over_time is made of.
  */
-export function quantile(q: number, values: number[]): number {
-  if (values.length === 0 || Number.isNaN(q)) return NaN;
+export function quantile(q: number, values: ArrayLike<number>): number {
+  const n = values.length;
+  if (n === 0 || Number.isNaN(q)) return NaN;
   if (q < 0) return -Infinity;
   if (q > 1) return Infinity;
-  values.sort(compareNaNFirst);
-  const n = values.length;
+  const sorted = new Float64Array(n);
+  for (let i = 0; i < n; i++) sorted[i] = values[i] as number;
+  sorted.sort();
+  let nans = 0;
+  while (nans < n && Number.isNaN(sorted[n - 1 - nans])) nans++;
+  const at = (rank: number): number => (rank < nans ? NaN : (sorted[rank - nans] as number));
   const rank = q * (n - 1);
   const lowerIndex = Math.max(0, Math.floor(rank));
   const upperIndex = Math.min(n - 1, lowerIndex + 1);
   const weight = rank - Math.floor(rank);
-  return values[lowerIndex]! * (1 - weight) + values[upperIndex]! * weight;
+  return at(lowerIndex) * (1 - weight) + at(upperIndex) * weight;
 }
 
 function sortBuckets(buckets: Bucket[]): void {
