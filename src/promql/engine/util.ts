@@ -95,11 +95,22 @@ export function containsSameLabelset(items: readonly { metric: Labels }[]): bool
     const [a, b] = items as readonly [{ metric: Labels }, { metric: Labels }];
     return a.metric.equals(b.metric);
   }
-  const seen = new Set<string>();
+  // Keyed by the memoised NUL-joined form (no quoting per label, as toString would do); two
+  // different sets can only share it when a value holds a NUL, so a shared key is confirmed
+  // with equals, and sets whose key is taken by a different set are kept in a list.
+  const seen = new Map<string, Labels>();
+  let collided: Labels[] | undefined;
   for (const it of items) {
-    const k = it.metric.toString();
-    if (seen.has(k)) return true;
-    seen.add(k);
+    const k = it.metric.joined();
+    const prev = seen.get(k);
+    if (prev === undefined) {
+      seen.set(k, it.metric);
+      continue;
+    }
+    if (prev.equals(it.metric)) return true;
+    collided ??= [];
+    if (collided.some((c) => c.equals(it.metric))) return true;
+    collided.push(it.metric);
   }
   return false;
 }
