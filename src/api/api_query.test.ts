@@ -7,7 +7,9 @@ import {
   QueryExecutionError,
   QueryTimeoutError,
   StorageError,
+  type QueryValue,
 } from '../promql/index.js';
+import { encodeElements } from './encode.js';
 import { resultOf } from './testing/index.js';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -245,6 +247,50 @@ describe('/api/v1/query', () => {
     expect((await get(`${url}/prometheus/api/v1/query?query=up&limit=1`)).body).toBe(
       '{"status":"success","data":{"resultType":"vector","result":[{"metric":{"a":"1"},"value":[0,"1"]}]},"warnings":["results truncated due to limit"]}',
     );
+  });
+
+  it('writes results an engine encoded where it ran as it writes decoded ones, limit included', async () => {
+    const { url, engine } = await start();
+    const vector: QueryValue = {
+      type: 'vector',
+      vector: [
+        { metric: L('a', '1'), t: 1500, f: 1 },
+        { metric: L('a', '2', 'b', '"q"'), t: 1500, f: NaN },
+        { metric: L('__name__', 'up', 'a', '3'), t: 1500, f: 2.5, dropName: true },
+      ],
+    };
+    const matrix: QueryValue = {
+      type: 'matrix',
+      matrix: [
+        {
+          metric: L('a', '1'),
+          floats: [
+            { t: 0, f: 1 },
+            { t: 15_000, f: 1e-7 },
+          ],
+        },
+        { metric: L('a', '2'), floats: [{ t: 15_000, f: Infinity }] },
+      ],
+    };
+    for (const [value, path] of [
+      [vector, 'query?query=up'],
+      [matrix, 'query_range?query=up&start=0&end=15&step=15'],
+    ] as const) {
+      for (const query of ['', '&limit=1', '&limit=2', '&limit=5', '&stats=all']) {
+        engine.result = resultOf(value);
+        const plain = (await get(`${url}/prometheus/api/v1/${path}${query}`)).body;
+        expect(engine.calls.at(-1)?.options?.encodeResult).toBe(true);
+        const encoded = encodeElements(value);
+        if (encoded === undefined) throw new Error('not encodable');
+        const empty: QueryValue =
+          value.type === 'vector' ? { type: 'vector', vector: [] } : { type: 'matrix', matrix: [] };
+        engine.result = { ...resultOf(empty), encoded };
+        const body = (await get(`${url}/prometheus/api/v1/${path}${query}`)).body;
+        // Timings differ from run to run; everything else must not.
+        const strip = (b: string): string => b.replace(/"timings":\{[^}]*\}/, '');
+        expect(strip(body)).toBe(strip(plain));
+      }
+    }
   });
 
   it('adds stats when asked, naming the alternative engine and its fallbacks', async () => {

@@ -4,7 +4,7 @@
  * of each type, series label sets, exemplars and query stats.
  */
 import { formatFloatF, type Labels } from '../model/index.js';
-import type { QueryValue, Sample, Series } from '../promql/index.js';
+import type { EncodedElements, QueryValue, Sample, Series } from '../promql/index.js';
 import { jsonNumber, jsonString, sampleTimestamp, sampleValue } from './json.js';
 
 /** A label set as an object in label order (jsoniter's raw string writer). */
@@ -94,9 +94,40 @@ export function encodeStats(s: EncodedStats): string {
 
 /** `{"resultType":…,"result":…[,"stats":…]}` */
 export function encodeQueryData(value: QueryValue, stats: EncodedStats | undefined): string {
-  let out = `{"resultType":"${value.type}","result":${encodeResult(value)}`;
+  return queryData(value.type, encodeResult(value), stats);
+}
+
+/** encodeQueryData for a result whose elements are encoded already (`result` is the array). */
+export function queryData(
+  type: QueryValue['type'],
+  result: string,
+  stats: EncodedStats | undefined,
+): string {
+  let out = `{"resultType":"${type}","result":${result}`;
   if (stats !== undefined) out += `,"stats":${encodeStats(stats)}`;
   return out + '}';
+}
+
+/** A vector's or matrix's elements as `encodeResult` writes them, apart (undefined otherwise). */
+export function encodeElements(value: QueryValue): EncodedElements | undefined {
+  let texts: string[];
+  if (value.type === 'vector') texts = value.vector.map(encodeSample);
+  else if (value.type === 'matrix') texts = value.matrix.map(encodeSeries);
+  else return undefined;
+  const ends = new Uint32Array(texts.length);
+  let at = 0;
+  texts.forEach((t, i) => {
+    at += (i === 0 ? 0 : 1) + t.length;
+    ends[i] = at;
+  });
+  return { text: texts.join(','), ends };
+}
+
+/** The first `limit` elements (all for `limit` ≤ 0) as the `result` array. */
+export function elementsArray(encoded: EncodedElements, limit: number): string {
+  const n = encoded.ends.length;
+  if (limit <= 0 || n <= limit) return `[${encoded.text}]`;
+  return `[${encoded.text.slice(0, encoded.ends[limit - 1])}]`;
 }
 
 /** A list of strings in the envelope's (HTML-escaping) encoding. */

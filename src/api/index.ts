@@ -27,7 +27,15 @@ export {
   type EngineName,
 } from './engine_select.js';
 export { DEFAULT_MAX_POINTS_PER_SERIES, parseQueryParam } from './query_handlers.js';
-export { encodeLabels, encodeQueryData, encodeResult, errorBody, successBody } from './encode.js';
+export {
+  elementsArray,
+  encodeElements,
+  encodeLabels,
+  encodeQueryData,
+  encodeResult,
+  errorBody,
+  successBody,
+} from './encode.js';
 // The query API's error kinds and parameter helpers, for the query-frontend, which must
 // reject bad input with exactly the querier's status and message.
 export { ApiError, badData, invalidParam, param, toApiError } from './errors.js';

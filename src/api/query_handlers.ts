@@ -9,7 +9,7 @@ import type { Expr, QueryOptions, QueryResult, QueryValue } from '../promql/inde
 import { documentedType, exprType, parseExpr } from '../promql/parser/index.js';
 import type { Form } from './form.js';
 import { withDeadline } from './deadline.js';
-import { type EncodedStats, encodeQueryData } from './encode.js';
+import { type EncodedStats, elementsArray, encodeQueryData, queryData } from './encode.js';
 import { selectEngine } from './engine_select.js';
 import { badData, invalidParam, param } from './errors.js';
 import {
@@ -114,16 +114,27 @@ async function evaluate(
       signal,
       ...(timeout === undefined ? {} : { timeout }),
       ...(params.lookbackDelta === undefined ? {} : { lookbackDelta: params.lookbackDelta }),
+      encodeResult: true,
     }),
   );
   const elapsed = Math.max(0, deps.clock.now() - start);
-  const { value, truncated } = truncate(result.value, params.limit);
+  const stats = ctx.form.get('stats') === '' ? undefined : statsOf(result, elapsed);
+  let data: string;
+  let truncated: boolean;
+  if (result.encoded === undefined) {
+    const cut = truncate(result.value, params.limit);
+    truncated = cut.truncated;
+    data = encodeQueryData(cut.value, stats);
+  } else {
+    // Encoded where it was evaluated: only the cut to `limit` elements happens here.
+    truncated = params.limit > 0 && result.encoded.ends.length > params.limit;
+    data = queryData(result.value.type, elementsArray(result.encoded, params.limit), stats);
+  }
   const { warnings, infos } = annotationStrings(
     result.annotations,
     truncated ? [TRUNCATED_WARNING] : [],
   );
-  const stats = ctx.form.get('stats') === '' ? undefined : statsOf(result, elapsed);
-  return { data: encodeQueryData(value, stats), warnings, infos };
+  return { data, warnings, infos };
 }
 
 export async function instantQuery(ctx: ApiContext, deps: PrometheusApiDeps): Promise<ApiResult> {

@@ -50,6 +50,22 @@ export interface QueryOptions {
    * smaller of it and the engine's own timeout, as Prometheus derives it from both contexts.
    */
   readonly timeout?: number;
+  /**
+   * The caller only writes the result out as the HTTP API does: an engine that evaluates
+   * elsewhere may then answer with `QueryResult.encoded` (see there).
+   */
+  readonly encodeResult?: boolean;
+}
+
+/**
+ * A vector's or matrix's elements already written as the HTTP API writes them: their JSON
+ * texts joined by commas, and the offset in `text` where each element ends. An engine that
+ * evaluates on another thread answers so when asked (`QueryOptions.encodeResult`): encoding
+ * there spares the caller's thread decoding and encoding what may be megabytes.
+ */
+export interface EncodedElements {
+  readonly text: string;
+  readonly ends: Uint32Array;
 }
 
 /** Counters the API returns with `stats=all` (Prometheus stats.QueryStats subset). */
@@ -65,6 +81,11 @@ export interface QueryResult {
   readonly value: QueryValue;
   readonly annotations: Annotations;
   readonly stats: QueryStats;
+  /**
+   * Only when asked for (`QueryOptions.encodeResult`) and only for vectors and matrices:
+   * the elements encoded; `value` then has their type but no elements.
+   */
+  readonly encoded?: EncodedElements;
 }
 
 export interface PromQLEngine {

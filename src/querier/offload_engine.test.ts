@@ -2,6 +2,7 @@
 // annotations, statistics and errors, whether storage hands it chunks or decoded samples.
 // Jobs run on an inline pool here (the worker-thread pool is tested in runtime/real).
 import { describe, expect, it } from 'vitest';
+import { elementsArray, encodeResult } from '../api/index.js';
 import { Labels } from '../model/index.js';
 import { Engine } from '../promql/engine/index.js';
 import { VectorEngine } from '../promql/vector/index.js';
@@ -127,6 +128,54 @@ describe.each([
       );
     }
   });
+
+  it.each(QUERIES)(
+    'asked to encode, answers %s’s elements as the HTTP API writes them',
+    async (q) => {
+      for (const [start, end, step] of [
+        [60_000, 600_000, 30_000],
+        [600_000, 600_000, 0],
+      ] as const) {
+        const run = (e: PromQLEngine, encode: boolean): Promise<QueryResult> =>
+          step === 0
+            ? e.instantQuery(chunked(mem), q, start, { encodeResult: encode })
+            : e.rangeQuery(chunked(mem), q, start, end, step, { encodeResult: encode });
+        let want: QueryResult;
+        try {
+          want = await run(local, false);
+        } catch {
+          await expect(run(offloaded, true)).rejects.toThrow(PromQLError);
+          continue;
+        }
+        const got = await run(offloaded, true);
+        expect(got.annotations.all()).toEqual(want.annotations.all());
+        expect(got.stats).toEqual(want.stats);
+        if (want.value.type !== 'vector' && want.value.type !== 'matrix') {
+          expect(got.encoded).toBeUndefined();
+          expect(got.value).toEqual(want.value);
+          continue;
+        }
+        expect(got.value).toEqual(
+          want.value.type === 'vector'
+            ? { type: 'vector', vector: [] }
+            : { type: 'matrix', matrix: [] },
+        );
+        const encoded = got.encoded;
+        if (encoded === undefined) throw new Error('no encoded elements');
+        expect(elementsArray(encoded, 0)).toBe(encodeResult(want.value));
+        // Cut to a limit, as the API's `limit` parameter does.
+        const n =
+          want.value.type === 'vector' ? want.value.vector.length : want.value.matrix.length;
+        for (let limit = 1; limit < n; limit++) {
+          const cut =
+            want.value.type === 'vector'
+              ? { type: 'vector' as const, vector: want.value.vector.slice(0, limit) }
+              : { type: 'matrix' as const, matrix: want.value.matrix.slice(0, limit) };
+          expect(elementsArray(encoded, limit)).toBe(encodeResult(cut));
+        }
+      }
+    },
+  );
 
   it('fails with the engine’s own errors: too many samples, bad data, storage', async () => {
     const small = { ...options, maxSamples: 50 };

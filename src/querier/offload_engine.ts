@@ -93,6 +93,7 @@ export class OffloadedEngine implements PromQLEngine {
       step,
       ...(options?.lookbackDelta === undefined ? {} : { lookbackDelta: options.lookbackDelta }),
       ...(options?.timeout === undefined ? {} : { timeout: options.timeout }),
+      ...(options?.encodeResult === true ? { encodeResult: true } : {}),
     };
     const storage = new StorageCalls(queryable, signal, this.clock);
     let answer: EvalAnswer;

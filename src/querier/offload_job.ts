@@ -4,6 +4,8 @@
  * engine runs exactly as it does in-process; only the samples it reads and the result it
  * returns cross threads (offload_wire.ts).
  */
+// The API's result encoder itself, not the api module's index: the worker needs no server.
+import { encodeElements } from '../api/encode.js';
 import type { MatchType } from '../model/index.js';
 import { Matcher } from '../model/index.js';
 import { Engine } from '../promql/engine/index.js';
@@ -40,6 +42,8 @@ export interface EvalPayload {
   readonly step: number;
   readonly lookbackDelta?: number;
   readonly timeout?: number;
+  /** Answer a vector's or matrix's elements as the HTTP API writes them. */
+  readonly encodeResult?: boolean;
 }
 
 /** The worker's calls back to the querier's thread. */
@@ -83,7 +87,10 @@ export const runJob: JobFunction = async (payload, ctx) => {
       p.step === 0
         ? await engine.instantQuery(queryable, query, p.start, options)
         : await engine.rangeQuery(queryable, query, p.start, p.end, p.step, options);
-    const { result, transfer } = encodeResult(r);
+    const { result, transfer } = encodeResult(
+      r,
+      p.encodeResult === true ? encodeElements : undefined,
+    );
     return { value: { result } satisfies EvalAnswer, transfer };
   } catch (err) {
     return { value: { error: encodeError(err) } satisfies EvalAnswer };

@@ -10,6 +10,7 @@ import {
   PromQLError,
   StorageError,
   type AnnotationKind,
+  type EncodedElements,
   type Expr,
   type QueryResult,
   type QueryStats,
@@ -244,9 +245,30 @@ export interface WireResult {
   readonly text: string;
   readonly annotations: [AnnotationKind, string][];
   readonly stats: QueryStats;
+  /** The elements as the HTTP API writes them; the value then crosses without them. */
+  readonly encoded?: EncodedElements;
 }
 
-export function encodeResult(r: QueryResult): { result: WireResult; transfer: ArrayBuffer[] } {
+/**
+ * Packs `r`; with `encode`, a vector's or matrix's elements cross as the text it writes
+ * (QueryOptions.encodeResult) instead of packed numbers and labels.
+ */
+export function encodeResult(
+  r: QueryResult,
+  encode?: (value: QueryValue) => EncodedElements | undefined,
+): { result: WireResult; transfer: ArrayBuffer[] } {
+  const encoded = encode?.(r.value);
+  if (encoded !== undefined) {
+    const { result, transfer } = encodeResult({
+      ...r,
+      value:
+        r.value.type === 'vector' ? { type: 'vector', vector: [] } : { type: 'matrix', matrix: [] },
+    });
+    return {
+      result: { ...result, encoded },
+      transfer: [...transfer, encoded.ends.buffer as ArrayBuffer],
+    };
+  }
   const v = r.value;
   let labels: PackedLabels = packLabels([]);
   let dropName: boolean[] = [];
@@ -326,7 +348,12 @@ export function decodeResult(w: WireResult): QueryResult {
   } else {
     value = { type: 'string', string: { t: w.meta[0] as number, v: w.text } };
   }
-  return { value, annotations, stats: w.stats };
+  return {
+    value,
+    annotations,
+    stats: w.stats,
+    ...(w.encoded === undefined ? {} : { encoded: w.encoded }),
+  };
 }
 
 /** Marks a Matcher inside an AST as it crosses (class instances lose their methods). */
