@@ -35,6 +35,41 @@ describe('the worker wire', () => {
     expect(decodeSeriesSet((await encodeSeriesSet([])).set)).toEqual([]);
   });
 
+  it('refers to chunks in shared memory in place and copies only the others', async () => {
+    const plain = SETS.map(series);
+    // The same chunks with their bytes in two shared blocks (as the head keeps them).
+    const blocks = [new SharedArrayBuffer(4096), new SharedArrayBuffer(4096)];
+    const used = [0, 0];
+    const inShared = (data: Uint8Array, block: number): Uint8Array => {
+      const view = new Uint8Array(blocks[block] as SharedArrayBuffer, used[block], data.length);
+      view.set(data);
+      used[block] = (used[block] as number) + data.length;
+      return view;
+    };
+    let copiedBytes = 0;
+    const mixed = SETS.map((labels, i) => {
+      const chunks = rawChunksFromSamples([1000 * i, 1000 * i + 500], [i, i + 0.5]).map((c) => {
+        if (i === 3) {
+          copiedBytes += c.data.length;
+          return c;
+        }
+        return { ...c, data: inShared(c.data, i % 2) };
+      });
+      return storeSeriesToStorageSeries({ labels, chunks }, 0, 1_000_000);
+    });
+    const { set, transfer } = await encodeSeriesSet(mixed);
+    expect(set.shared).toEqual(blocks);
+    expect(set.shared[0]).toBe(blocks[0]);
+    expect(set.bytes.byteLength).toBe(copiedBytes);
+    // Shared blocks cross by reference: they are never in the transfer list.
+    expect(transfer.some((b) => (b as ArrayBufferLike) instanceof SharedArrayBuffer)).toBe(false);
+    const output = decodeSeriesSet(set);
+    expect(output.map(samples)).toEqual(plain.map(samples));
+    expect(output.map((s) => s.labels.toString())).toEqual(SETS.map((l) => l.toString()));
+    // Through a real structured clone, as a worker receives it.
+    expect(decodeSeriesSet(structuredClone(set)).map(samples)).toEqual(plain.map(samples));
+  });
+
   it('packs the same set when it pauses between series', async () => {
     const input = SETS.map(series);
     const pause = countingPause();

@@ -29,11 +29,17 @@ export interface WireSeriesSet {
   readonly labels: PackedLabels;
   /**
    * Per series [kind (0: chunks, 1: samples), count (chunks or samples), mint, maxt], then
-   * per chunk [minTime, maxTime, encoding, byte length].
+   * per chunk [minTime, maxTime, encoding, byte length, block, byte offset]: block -1 for
+   * bytes copied into `bytes`, else the index in `shared` of the block holding them.
    */
   readonly meta: Float64Array;
-  /** Chunk bytes, back to back. */
+  /** Copied chunk bytes, back to back. */
   readonly bytes: Uint8Array;
+  /**
+   * Shared-memory blocks chunks are read from in place (the head's): they cross by
+   * reference, so the bytes of most chunks are neither copied nor moved.
+   */
+  readonly shared: SharedArrayBuffer[];
   /** Samples of kind-1 series: each series' timestamps then its values. */
   readonly samples: Float64Array;
 }
@@ -117,8 +123,10 @@ export async function encodeSeriesSet(
     metaLen += 4;
     labelLen += packedLengths(s.labels);
     if (s.encoded !== undefined) {
-      metaLen += 4 * s.encoded.chunks.length;
-      for (const c of s.encoded.chunks) byteLen += c.data.length;
+      metaLen += CHUNK_META * s.encoded.chunks.length;
+      for (const c of s.encoded.chunks) {
+        if (!(c.data.buffer instanceof SharedArrayBuffer)) byteLen += c.data.length;
+      }
     } else {
       // Storage without chunks (tests' in-memory storage): the samples, decoded here.
       decoded.push(readSeriesSamples(s, -Infinity, Infinity));
@@ -131,6 +139,8 @@ export async function encodeSeriesSet(
   const samples = new Float64Array(sampleLen);
   const lengths = new Uint32Array(labelLen);
   const parts: string[] = [];
+  const shared: SharedArrayBuffer[] = [];
+  const blockIndex = new Map<SharedArrayBuffer, number>();
   let m = 0;
   let b = 0;
   let p = 0;
@@ -148,13 +158,27 @@ export async function encodeSeriesSet(
       meta[m + 3] = enc.maxt;
       m += 4;
       for (const c of enc.chunks) {
+        const data = c.data;
         meta[m] = c.minTime;
         meta[m + 1] = c.maxTime;
         meta[m + 2] = c.encoding;
-        meta[m + 3] = c.data.length;
-        m += 4;
-        bytes.set(c.data, b);
-        b += c.data.length;
+        meta[m + 3] = data.length;
+        const buf = data.buffer;
+        if (buf instanceof SharedArrayBuffer) {
+          let block = blockIndex.get(buf);
+          if (block === undefined) {
+            block = shared.push(buf) - 1;
+            blockIndex.set(buf, block);
+          }
+          meta[m + 4] = block;
+          meta[m + 5] = data.byteOffset;
+        } else {
+          meta[m + 4] = -1;
+          meta[m + 5] = b;
+          bytes.set(data, b);
+          b += data.length;
+        }
+        m += CHUNK_META;
       }
     } else {
       const { ts, fs } = decoded[d++] as SampleArrays;
@@ -168,17 +192,19 @@ export async function encodeSeriesSet(
   }
   const labels = { text: parts.join(''), lengths };
   return {
-    set: { labels, meta, bytes, samples },
+    set: { labels, meta, bytes, shared, samples },
     transfer: [labels.lengths.buffer, meta.buffer, bytes.buffer, samples.buffer],
   };
 }
+
+/** Numbers per chunk in WireSeriesSet.meta. */
+const CHUNK_META = 6;
 
 /** Inverse of encodeSeriesSet: the series, chunks decoded lazily as the querier's are. */
 export function decodeSeriesSet(set: WireSeriesSet): StorageSeries[] {
   const out: StorageSeries[] = [];
   const reader = new ChunkSampleReader();
   let m = 0;
-  let b = 0;
   let p = 0;
   for (const labels of unpackLabels(set.labels)) {
     const kind = set.meta[m] as number;
@@ -188,15 +214,19 @@ export function decodeSeriesSet(set: WireSeriesSet): StorageSeries[] {
       const maxt = set.meta[m + 3] as number;
       m += 4;
       const chunks = [];
-      for (let i = 0; i < count; i++, m += 4) {
+      for (let i = 0; i < count; i++, m += CHUNK_META) {
         const len = set.meta[m + 3] as number;
+        const block = set.meta[m + 4] as number;
+        const at = set.meta[m + 5] as number;
         chunks.push({
           minTime: set.meta[m] as number,
           maxTime: set.meta[m + 1] as number,
           encoding: set.meta[m + 2] as number,
-          data: set.bytes.subarray(b, b + len),
+          data:
+            block < 0
+              ? set.bytes.subarray(at, at + len)
+              : new Uint8Array(set.shared[block] as SharedArrayBuffer, at, len),
         });
-        b += len;
       }
       out.push(storeSeriesToStorageSeries({ labels, chunks }, mint, maxt, reader));
     } else {

@@ -118,10 +118,10 @@ export class XorChunk implements Chunk {
    * Releases spare capacity once the chunk is complete. Returns the buffer the chunk wrote
    * into when it was replaced by an exact copy, so that the next chunk can write into it
    * (`new XorChunk(undefined, spare)`); only an owner that never handed out views of this
-   * chunk's bytes may do that.
+   * chunk's bytes may do that. `copy` places the exact bytes (see XorAppender.compact).
    */
-  compact(): Uint8Array | undefined {
-    return this.app?.compact();
+  compact(copy?: (bytes: Uint8Array) => Uint8Array): Uint8Array | undefined {
+    return this.app?.compact(copy);
   }
 }
 

@@ -164,13 +164,14 @@ export class XorAppender extends BitStreamWriter implements ChunkAppender {
   /**
    * Releases spare capacity once the chunk is complete. Returns the buffer written so far
    * when it was replaced by an exact copy, for a new chunk to write into (`empty(spare)`);
-   * callers that pass it on must not have handed out views of these bytes.
+   * callers that pass it on must not have handed out views of these bytes. `copy` places
+   * the exact bytes (e.g. in shared memory, which it then does even for a full buffer).
    */
-  override compact(): Uint8Array | undefined {
-    this.bytes(); // the header
-    if (this.buf.length === this.length) return undefined;
+  override compact(copy?: (bytes: Uint8Array) => Uint8Array): Uint8Array | undefined {
+    const bytes = this.bytes(); // the header, too
+    if (copy === undefined && this.buf.length === this.length) return undefined;
     const old = this.buf;
-    this.buf = old.slice(0, this.length);
+    this.buf = copy === undefined ? old.slice(0, this.length) : copy(bytes);
     return old;
   }
 

@@ -171,4 +171,32 @@ describe('head reads', () => {
     expect(sliced.map((s) => s.labels.toString())).toEqual(plain.map((s) => s.labels.toString()));
     expect(sliced.map((s) => s.labels.toString())).toEqual(sets.map((l) => l.toString()).sort());
   });
+
+  it('keeps chunk bytes in shared memory, unchanged by later appends', async () => {
+    const head = newHead();
+    const labels = Labels.fromStrings('__name__', 'x');
+    const app = head.appender();
+    let ref = app.append(labels, 0, 0);
+    await app.commit();
+    // samplesPerChunk 4: ten samples make two completed chunks and an open one.
+    for (let t = 1; t < 10; t++) {
+      const a = head.appender();
+      ref = a.append(ref, t, t);
+      await a.commit();
+    }
+    const [series] = await head.selectChunks([Matcher.equal('__name__', 'x')], 0, 100);
+    const chunks = series!.chunks;
+    expect(chunks).toHaveLength(3);
+    // Completed chunks and the open chunk's snapshot: evaluation threads read them in place.
+    for (const c of chunks) expect(c.data.buffer).toBeInstanceOf(SharedArrayBuffer);
+    const before = chunks.map((c) => Array.from(c.data));
+    const more = head.appender();
+    for (let t = 10; t < 20; t++) more.append(ref, t, t);
+    await more.commit();
+    expect(chunks.map((c) => Array.from(c.data))).toEqual(before);
+    const samples = (await head.select([Matcher.equal('__name__', 'x')], 0, 100))[0]!.iterator();
+    const seen: number[] = [];
+    while (samples.next() !== ValueType.None) seen.push(samples.atF());
+    expect(seen).toEqual(Array.from({ length: 20 }, (_, t) => t));
+  });
 });

@@ -18,6 +18,7 @@ import {
   type RawChunk,
 } from '../chunkenc/index.js';
 import type { CompletedChunk, HeadChunk, MemSeries } from './mem_series.js';
+import { SharedArena } from './shared_arena.js';
 
 /** A selected series: its ref, labels and samples in the selected range. */
 export interface HeadSeries {
@@ -158,7 +159,7 @@ export async function selectSeriesChunks(
 ): Promise<SeriesChunks[]> {
   const out: SeriesChunks[] = [];
   const inOrderMint = Math.max(mint, opts.inOrderMint ?? mint);
-  const snapshots = new SnapshotArena();
+  const snapshots = new SharedArena(SNAPSHOT_BLOCK);
   const pause = opts.pause;
   for (const ref of refs) {
     // Each series is read whole within one slice; appends between slices are not seen by
@@ -201,7 +202,7 @@ export async function selectSeriesChunks(
 }
 
 /** The chunk as sent: its bytes shared, or copied into `snapshot` when it may still change. */
-function rawChunk(c: HeadChunk, snapshot: SnapshotArena | null): RawChunk {
+function rawChunk(c: HeadChunk, snapshot: SharedArena | null): RawChunk {
   const bytes = c.chunk.bytes();
   return {
     minTime: c.minTime,
@@ -211,29 +212,12 @@ function rawChunk(c: HeadChunk, snapshot: SnapshotArena | null): RawChunk {
   };
 }
 
-/** Bytes per snapshot block: a few hundred open chunks. */
-const SNAPSHOT_BLOCK = 1 << 18;
-
 /**
- * Copies of open chunks for one select, packed into shared blocks: a copy each is needed
- * (appends rewrite the last byte and the sample count in place), but an ArrayBuffer per
- * series (thousands per select) costs more than the copying.
+ * Bytes per block of one select's open-chunk snapshots: a few hundred open chunks. A copy
+ * each is needed (appends rewrite the last byte and the sample count in place); in shared
+ * blocks they also cross to the evaluation thread without another copy.
  */
-class SnapshotArena {
-  private block = new Uint8Array(0);
-  private used = 0;
-
-  copy(bytes: Uint8Array): Uint8Array {
-    if (this.used + bytes.length > this.block.length) {
-      this.block = new Uint8Array(Math.max(SNAPSHOT_BLOCK, bytes.length));
-      this.used = 0;
-    }
-    const at = this.used;
-    this.block.set(bytes, at);
-    this.used += bytes.length;
-    return this.block.subarray(at, this.used);
-  }
-}
+const SNAPSHOT_BLOCK = 1 << 18;
 
 /** The series of `refs` that have samples in [mint, maxt], sorted by labels. */
 export function selectSeries(

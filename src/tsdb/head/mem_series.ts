@@ -19,6 +19,7 @@ import {
 } from '../chunkenc/index.js';
 import { FloatBits } from './float_words.js';
 import { OOOBuffer, findInChunk, type OOOChunk } from './ooo_chunk.js';
+import { COMPLETED_BLOCK_BYTES, SharedArena } from './shared_arena.js';
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
@@ -47,6 +48,9 @@ export class AppendScratch {
    * appender per push), which is safe as every use is within one synchronous append call.
    */
   readonly bits = new FloatBits();
+  /** Where completed chunks' bytes go: shared memory, read by evaluation threads in place. */
+  readonly completedBytes = new SharedArena(COMPLETED_BLOCK_BYTES);
+  readonly placeCompleted = (bytes: Uint8Array): Uint8Array => this.completedBytes.copy(bytes);
 }
 
 /** A series' out-of-order data: chunks cut from the buffer (oldest cut first) and the buffer. */
@@ -202,7 +206,7 @@ export class MemSeries {
       // it wrote into can take the next chunk: no regrowing from 128 bytes per chunk.
       let spare: Uint8Array | undefined;
       if (open !== null) {
-        spare = open.compact();
+        spare = open.compact(scratch.placeCompleted);
         this.completed.push({
           chunk: open,
           minTime: this.openMinTime,
