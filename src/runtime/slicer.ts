@@ -1,10 +1,11 @@
 import type { Clock } from './clock.js';
 
 /**
- * How long one slice of a long loop may hold the event loop (ms). A push waits at most about
- * this long behind a query's selection; the yields cost about 10 µs each.
+ * How long one slice of a long loop may hold the event loop (ms). A push waits about this
+ * long behind a query's selection per event-loop turn it needs (several: body, decoding,
+ * WAL write, answer), so slices are short; the yields cost about 10 µs each.
  */
-export const DEFAULT_SLICE_MS = 4;
+export const DEFAULT_SLICE_MS = 1;
 
 /** Items between clock reads: reading the clock per item would cost more than the items. */
 const CHECK_EVERY = 32;

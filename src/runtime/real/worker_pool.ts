@@ -71,7 +71,7 @@ const WORKER_OPTIONS = { eval: true, resourceLimits: { maxYoungGenerationSizeMb:
  * gives the event loop's thread (pushes, ring heartbeats) the CPU before a heavy query's
  * evaluation. A worker on an otherwise idle core runs as fast either way.
  */
-export const DEFAULT_WORKER_NICE = 10;
+export const DEFAULT_WORKER_NICE = 19;
 
 interface Slot {
   readonly worker: Worker;
