@@ -12,18 +12,28 @@
 /** Bytes per block of completed head chunks: ~100 chunks of a typical scrape series. */
 export const COMPLETED_BLOCK_BYTES = 1 << 16;
 
-/** Copies byte arrays into shared blocks of (at least) `blockBytes`, back to back. */
+/**
+ * The first block's size; each next one doubles up to the arena's block size, so a head of
+ * a few series (one of thousands of tenants) or a small select holds kilobytes, not 64 KiB.
+ */
+const FIRST_BLOCK_BYTES = 1 << 10;
+
+/** Copies byte arrays into shared blocks of up to `blockBytes`, back to back. */
 export class SharedArena {
   private block = new Uint8Array(new SharedArrayBuffer(0));
   private used = 0;
+  private nextBlock: number;
 
-  constructor(private readonly blockBytes: number) {}
+  constructor(private readonly blockBytes: number) {
+    this.nextBlock = Math.min(FIRST_BLOCK_BYTES, blockBytes);
+  }
 
   /** A copy of `bytes` in shared memory. */
   copy(bytes: Uint8Array): Uint8Array {
     const n = bytes.length;
     if (this.used + n > this.block.length) {
-      this.block = new Uint8Array(new SharedArrayBuffer(Math.max(this.blockBytes, n)));
+      this.block = new Uint8Array(new SharedArrayBuffer(Math.max(this.nextBlock, n)));
+      this.nextBlock = Math.min(2 * this.nextBlock, this.blockBytes);
       this.used = 0;
     }
     const at = this.used;
