@@ -211,6 +211,44 @@ describe.each([
     });
   });
 
+  it('makes one call per read, opening queriers at their first and closing each once', async () => {
+    const events: string[] = [];
+    const queryable: Queryable = {
+      querier: async (mint, maxt) => {
+        events.push(`open ${mint}..${maxt}`);
+        const inner = await mem.querier(mint, maxt);
+        return {
+          select: (ms, hints) => inner.select(ms, hints),
+          labelNames: (ms) => inner.labelNames(ms),
+          labelValues: (n, ms) => inner.labelValues(n, ms),
+          close: () => {
+            events.push('close');
+            return inner.close();
+          },
+        };
+      },
+    };
+    let calls = 0;
+    const counting: ComputePool = {
+      run: (spec: JobSpec) =>
+        pool().run({
+          ...spec,
+          onCall: (call) => {
+            calls++;
+            return spec.onCall(call);
+          },
+        }),
+      close: () => Promise.resolve(),
+    };
+    const engine = new OffloadedEngine(name, options, counting, CLOCK);
+    const query = 'http_requests_total / on(instance) group_left(job) http_requests_total';
+    const got = await engine.rangeQuery(queryable, query, 60_000, 600_000, 60_000);
+    expect(got.value).toEqual((await local.rangeQuery(mem, query, 60_000, 600_000, 60_000)).value);
+    // Two selects through one querier: two calls, one open, one close after them.
+    expect(calls).toBe(2);
+    expect(events.map((e) => e.split(' ')[0])).toEqual(['open', 'close']);
+  });
+
   it('a canceled query fails as canceled and closes what the job opened', async () => {
     const controller = new AbortController();
     let closed = 0;

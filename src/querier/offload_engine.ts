@@ -122,7 +122,8 @@ export class OffloadedEngine implements PromQLEngine {
 
 /** The worker's storage calls, answered over `queryable`; every error is sent back encoded. */
 class StorageCalls {
-  private readonly queriers: (Querier | undefined)[] = [];
+  /** The worker's queriers by id, opened at their first call. */
+  private readonly queriers = new Map<number, Promise<Querier>>();
 
   constructor(
     private readonly queryable: Queryable,
@@ -139,12 +140,13 @@ class StorageCalls {
   }
 
   private async run(call: StorageCall): Promise<JobReply> {
-    if (call.op === 'querier') {
-      this.queriers.push(await this.queryable.querier(call.mint, call.maxt));
-      return ok(this.queriers.length - 1);
+    const { id, mint, maxt } = call.querier;
+    let opened = this.queriers.get(id);
+    if (opened === undefined) {
+      opened = this.queryable.querier(mint, maxt);
+      this.queriers.set(id, opened);
     }
-    const q = this.queriers[call.querier];
-    if (q === undefined) throw new Error(`querier ${call.querier} is not open`);
+    const q = await opened;
     switch (call.op) {
       case 'select': {
         const hints =
@@ -160,18 +162,21 @@ class StorageCalls {
         return ok(await q.labelNames(matchersOf(call.matchers)));
       case 'labelValues':
         return ok(await q.labelValues(call.name ?? '', matchersOf(call.matchers)));
-      case 'close':
-        this.queriers[call.querier] = undefined;
-        await q.close();
-        return ok(null);
     }
   }
 
-  /** Closes what the worker left open (it was stopped, or failed before closing). */
+  /** Closes every querier the job opened (those that failed to open have nothing to close). */
   async closeAll(): Promise<void> {
-    const open = this.queriers.filter((q) => q !== undefined);
-    this.queriers.length = 0;
-    await Promise.all(open.map((q) => q.close()));
+    const open = [...this.queriers.values()];
+    this.queriers.clear();
+    await Promise.all(
+      open.map((q) =>
+        q.then(
+          (querier) => querier.close(),
+          () => undefined,
+        ),
+      ),
+    );
   }
 }
 

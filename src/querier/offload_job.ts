@@ -46,22 +46,31 @@ export interface EvalPayload {
   readonly encodeResult?: boolean;
 }
 
+/**
+ * The querier a call reads through: the job's `id`-th, over [mint, maxt]. The querier's
+ * thread opens it at its first call and closes every one it opened when the job ends, so
+ * opening and closing cost no round trips (a query's few reads are each one).
+ */
+export interface QuerierRef {
+  readonly id: number;
+  readonly mint: number;
+  readonly maxt: number;
+}
+
 /** The worker's calls back to the querier's thread. */
 export type StorageCall =
-  | { readonly op: 'querier'; readonly mint: number; readonly maxt: number }
   | {
       readonly op: 'select';
-      readonly querier: number;
+      readonly querier: QuerierRef;
       readonly matchers: [MatchType, string, string][];
       readonly hints?: Omit<SelectHints, 'signal' | 'fetched'>;
     }
   | {
       readonly op: 'labelNames' | 'labelValues';
-      readonly querier: number;
+      readonly querier: QuerierRef;
       readonly name?: string;
       readonly matchers: [MatchType, string, string][];
-    }
-  | { readonly op: 'close'; readonly querier: number };
+    };
 
 /** An answer to a StorageCall: its value, or the error storage raised. */
 export type StorageAnswer = { readonly ok: unknown } | { readonly error: WireError };
@@ -73,9 +82,10 @@ export const runJob: JobFunction = async (payload, ctx) => {
   const deps = { clock: { now: () => ctx.now() } };
   const engine =
     p.engine === 'thanos' ? new VectorEngine(p.options, deps) : new Engine(p.options, deps);
+  let queriers = 0;
   const queryable: Queryable = {
-    querier: async (mint, maxt) =>
-      new RemoteQuerier(ctx, (await ask(ctx, { op: 'querier', mint, maxt })) as number),
+    querier: (mint, maxt) =>
+      Promise.resolve(new RemoteQuerier(ctx, { id: queriers++, mint, maxt })),
   };
   const options: QueryOptions = {
     ...(p.lookbackDelta === undefined ? {} : { lookbackDelta: p.lookbackDelta }),
@@ -110,7 +120,7 @@ const triples = (ms: readonly Matcher[]): [MatchType, string, string][] =>
 class RemoteQuerier implements Querier {
   constructor(
     private readonly ctx: JobContext,
-    private readonly id: number,
+    private readonly ref: QuerierRef,
   ) {}
 
   async select(matchers: readonly Matcher[], hints?: SelectHints): Promise<StorageSeries[]> {
@@ -121,7 +131,7 @@ class RemoteQuerier implements Querier {
     }
     const set = (await ask(this.ctx, {
       op: 'select',
-      querier: this.id,
+      querier: this.ref,
       matchers: triples(matchers),
       ...(plain === undefined ? {} : { hints: plain }),
     })) as WireSeriesSet;
@@ -131,7 +141,7 @@ class RemoteQuerier implements Querier {
   async labelNames(matchers: readonly Matcher[]): Promise<string[]> {
     return (await ask(this.ctx, {
       op: 'labelNames',
-      querier: this.id,
+      querier: this.ref,
       matchers: triples(matchers),
     })) as string[];
   }
@@ -139,14 +149,15 @@ class RemoteQuerier implements Querier {
   async labelValues(name: string, matchers: readonly Matcher[]): Promise<string[]> {
     return (await ask(this.ctx, {
       op: 'labelValues',
-      querier: this.id,
+      querier: this.ref,
       name,
       matchers: triples(matchers),
     })) as string[];
   }
 
-  async close(): Promise<void> {
-    await ask(this.ctx, { op: 'close', querier: this.id });
+  /** Closed on the querier's thread when the job ends. */
+  close(): Promise<void> {
+    return Promise.resolve();
   }
 }
 
