@@ -26,15 +26,67 @@ const FIRST_BLOCK_SAMPLES = 1 << 12;
 const NO_SAMPLES: SampleArrays = { ts: new Float64Array(0), fs: new Float64Array(0) };
 
 /**
+ * Sample blocks kept for reuse between the queries of one evaluation thread: allocating
+ * (and zeroing) a megabyte of blocks per query cost a few percent of a small query's time,
+ * and their garbage more. A block taken is its taker's until it is given back.
+ */
+export class SampleBlockPool {
+  private readonly free: SampleColumns[] = [];
+
+  /** `maxBytes`: the most the free blocks hold together (more given back is dropped). */
+  constructor(private readonly maxBytes = 16 << 20) {}
+
+  /** A free block of at least `capacity` samples (the smallest such), else a new one. */
+  take(capacity: number): SampleColumns {
+    let best = -1;
+    for (let i = 0; i < this.free.length; i++) {
+      const len = (this.free[i] as SampleColumns).ts.length;
+      if (len >= capacity && (best < 0 || len < (this.free[best] as SampleColumns).ts.length))
+        best = i;
+    }
+    if (best < 0) return sampleColumns(capacity);
+    const [block] = this.free.splice(best, 1);
+    return block as SampleColumns;
+  }
+
+  /** Blocks their taker no longer reads (nor anything it handed them to). */
+  give(blocks: readonly SampleColumns[]): void {
+    let bytes = 0;
+    for (const b of this.free) bytes += 16 * b.ts.length;
+    for (const b of blocks) {
+      if (bytes + 16 * b.ts.length > this.maxBytes) continue;
+      this.free.push(b);
+      bytes += 16 * b.ts.length;
+    }
+  }
+}
+
+/**
  * Reads the series of one select: their samples are views into shared blocks, because an
  * ArrayBuffer per series (thousands per select) costs more than decoding its samples. One
- * reader per select; the blocks live as long as any series read from them.
+ * reader per select (or per query); the blocks live as long as any series read from them,
+ * or, with a pool, until `release` hands them back to it.
  */
 export class ChunkSampleReader {
   private readonly decoder = new XorBulkDecoder();
   private block: SampleColumns = sampleColumns(0);
   private used = 0;
   private nextBlock = FIRST_BLOCK_SAMPLES;
+  private readonly taken: SampleColumns[] = [];
+
+  constructor(private readonly pool?: SampleBlockPool) {}
+
+  /**
+   * Gives the blocks to the pool: every series read through this reader must be out of
+   * use (their samples would be overwritten). The reader starts afresh.
+   */
+  release(): void {
+    this.pool?.give(this.taken);
+    this.taken.length = 0;
+    this.block = sampleColumns(0);
+    this.used = 0;
+    this.nextBlock = FIRST_BLOCK_SAMPLES;
+  }
 
   /** The samples with mint ≤ t ≤ maxt of `lanes` (from chunkLanes); throws on unreadable chunks. */
   read(lanes: readonly (readonly StoreChunk[])[], mint: number, maxt: number): SampleArrays {
@@ -80,7 +132,13 @@ export class ChunkSampleReader {
   /** Room for `capacity` samples in the current block (a new block when it is full). */
   private reserve(capacity: number): number {
     if (this.used + capacity > this.block.ts.length) {
-      this.block = sampleColumns(Math.max(capacity, this.nextBlock));
+      const size = Math.max(capacity, this.nextBlock);
+      if (this.pool === undefined) {
+        this.block = sampleColumns(size);
+      } else {
+        this.block = this.pool.take(size);
+        this.taken.push(this.block);
+      }
       this.nextBlock = Math.min(2 * this.nextBlock, BLOCK_SAMPLES);
       this.used = 0;
     }

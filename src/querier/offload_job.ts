@@ -19,6 +19,7 @@ import type {
 } from '../promql/index.js';
 import { VectorEngine } from '../promql/vector/index.js';
 import type { JobContext, JobFunction } from '../runtime/index.js';
+import { ChunkSampleReader, SampleBlockPool } from './chunk_samples.js';
 import {
   decodeError,
   decodeExpr,
@@ -77,15 +78,30 @@ export type StorageAnswer = { readonly ok: unknown } | { readonly error: WireErr
 
 export type EvalAnswer = { readonly result: unknown } | { readonly error: WireError };
 
+/** Where a worker keeps its SampleBlockPool in JobContext.scratch. */
+const SAMPLE_BLOCKS = 'querier.sample-blocks';
+
+function sampleBlocks(ctx: JobContext): SampleBlockPool {
+  let pool = ctx.scratch.get(SAMPLE_BLOCKS) as SampleBlockPool | undefined;
+  if (pool === undefined) {
+    pool = new SampleBlockPool();
+    ctx.scratch.set(SAMPLE_BLOCKS, pool);
+  }
+  return pool;
+}
+
 export const runJob: JobFunction = async (payload, ctx) => {
   const p = payload as EvalPayload;
+  // One reader for the query's selects, its blocks reused by the thread's next query: the
+  // result is copied out (encodeResult) before they are given back.
+  const reader = new ChunkSampleReader(sampleBlocks(ctx));
   const deps = { clock: { now: () => ctx.now() } };
   const engine =
     p.engine === 'thanos' ? new VectorEngine(p.options, deps) : new Engine(p.options, deps);
   let queriers = 0;
   const queryable: Queryable = {
     querier: (mint, maxt) =>
-      Promise.resolve(new RemoteQuerier(ctx, { id: queriers++, mint, maxt })),
+      Promise.resolve(new RemoteQuerier(ctx, { id: queriers++, mint, maxt }, reader)),
   };
   const options: QueryOptions = {
     ...(p.lookbackDelta === undefined ? {} : { lookbackDelta: p.lookbackDelta }),
@@ -104,6 +120,8 @@ export const runJob: JobFunction = async (payload, ctx) => {
     return { value: { result } satisfies EvalAnswer, transfer };
   } catch (err) {
     return { value: { error: encodeError(err) } satisfies EvalAnswer };
+  } finally {
+    reader.release();
   }
 };
 
@@ -121,6 +139,7 @@ class RemoteQuerier implements Querier {
   constructor(
     private readonly ctx: JobContext,
     private readonly ref: QuerierRef,
+    private readonly reader: ChunkSampleReader,
   ) {}
 
   async select(matchers: readonly Matcher[], hints?: SelectHints): Promise<StorageSeries[]> {
@@ -135,7 +154,7 @@ class RemoteQuerier implements Querier {
       matchers: triples(matchers),
       ...(plain === undefined ? {} : { hints: plain }),
     })) as WireSeriesSet;
-    return decodeSeriesSet(set);
+    return decodeSeriesSet(set, this.reader);
   }
 
   async labelNames(matchers: readonly Matcher[]): Promise<string[]> {

@@ -200,10 +200,15 @@ export async function encodeSeriesSet(
 /** Numbers per chunk in WireSeriesSet.meta. */
 const CHUNK_META = 6;
 
-/** Inverse of encodeSeriesSet: the series, chunks decoded lazily as the querier's are. */
-export function decodeSeriesSet(set: WireSeriesSet): StorageSeries[] {
+/**
+ * Inverse of encodeSeriesSet: the series, chunks decoded lazily as the querier's are,
+ * through `reader` (one per select unless given).
+ */
+export function decodeSeriesSet(
+  set: WireSeriesSet,
+  reader = new ChunkSampleReader(),
+): StorageSeries[] {
   const out: StorageSeries[] = [];
-  const reader = new ChunkSampleReader();
   let m = 0;
   let p = 0;
   for (const labels of unpackLabels(set.labels)) {

@@ -16,6 +16,12 @@ export interface JobContext {
   now(): number;
   /** Asks the starting side's `onCall`; rejects with its error's message. */
   call(payload: unknown, transfer?: readonly ArrayBuffer[]): Promise<unknown>;
+  /**
+   * What jobs keep between runs where they run (a worker's, or an inline pool's), by key:
+   * reusable buffers, not results. Jobs may run concurrently on an inline pool, so what a
+   * job takes from here is its own until it gives it back.
+   */
+  readonly scratch: Map<string, unknown>;
 }
 
 /** A job module's export `runJob`: must not throw for expected failures (encode them). */
@@ -42,6 +48,8 @@ export interface ComputePool {
 
 /** Runs every job here and now, on the caller's event loop (simulation, tests). */
 export class InlineComputePool implements ComputePool {
+  private readonly scratch = new Map<string, unknown>();
+
   constructor(private readonly now: () => number) {}
 
   async run(spec: JobSpec): Promise<unknown> {
@@ -49,6 +57,7 @@ export class InlineComputePool implements ComputePool {
     const ctx: JobContext = {
       now: this.now,
       call: async (payload) => (await spec.onCall(payload)).value,
+      scratch: this.scratch,
     };
     return (await spec.run(spec.payload, ctx)).value;
   }

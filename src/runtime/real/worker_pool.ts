@@ -27,6 +27,7 @@ const modules = new Map();
 const pending = new Map();
 let nextCall = 0;
 const ctx = {
+  scratch: new Map(),
   now: () => Date.now(),
   call: (payload, transfer) =>
     new Promise((resolve, reject) => {
