@@ -296,3 +296,34 @@ describe('Labels.sortBy', () => {
     );
   });
 });
+
+describe('Labels.without and the joined() form it passes on', () => {
+  const names = fc.constantFrom<string>('__name__', '__type__', 'a', 'job', 'zone', 'A', '_x');
+  const sets = fc
+    .uniqueArray(fc.tuple(names, fc.string({ maxLength: 4 })), {
+      selector: ([n]) => n,
+      maxLength: 6,
+    })
+    .map((pairs) => Labels.fromPairs(pairs));
+
+  it('equals the set built without those labels, joined() included', () => {
+    fc.assert(
+      fc.property(sets, fc.array(names, { maxLength: 3 }), fc.boolean(), (l, drop, memo) => {
+        if (memo) l.joined();
+        const got = l.without(...drop);
+        const want = Labels.fromPairs([...l].filter((x) => !drop.includes(x.name)));
+        expect(got.equals(want)).toBe(true);
+        expect(got.joined()).toBe([...want].flatMap((x) => [x.name, x.value]).join('\0'));
+        if (!drop.some((n) => l.has(n))) expect(got).toBe(l);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('fromSortedFlatJoined keeps the joined form it is given', () => {
+    const l = Labels.fromSortedFlatJoined(['a', '1', 'b', '2'], 'a\u00001\u0000b\u00002');
+    expect(l.joined()).toBe('a\u00001\u0000b\u00002');
+    expect(l.withoutName()).toBe(l);
+    expect(() => Labels.fromSortedFlatJoined(['b', '1', 'a', '2'], '')).toThrow(/out of order/);
+  });
+});

@@ -116,6 +116,16 @@ export class Labels implements Iterable<Label> {
   }
 
   /**
+   * fromSortedFlat for a set whose joined() form the caller has at hand (the packed text it
+   * was cut from); the caller vouches that `joined` is `flat.join('\0')`.
+   */
+  static fromSortedFlatJoined(flat: readonly string[], joined: string): Labels {
+    const l = Labels.fromSortedFlat(flat);
+    l.#joined = joined;
+    return l;
+  }
+
+  /**
    * From a flat `[name, value, name, value, ...]` array already sorted by name (a decoded
    * remote-write series): verified in one pass and kept as is, not copied, so the caller must
    * not change it afterwards. Throws if unsorted, duplicated or of odd length.
@@ -269,14 +279,32 @@ export class Labels implements Iterable<Label> {
     return out;
   }
 
-  /** The same set without the named labels. */
+  /**
+   * The same set without the named labels (this one when it has none of them). When only
+   * leading labels go (`__name__` sorts before lower-case names) a known joined() form is
+   * passed on as its tail, so engines dropping names build no new key strings.
+   */
   without(...names: string[]): Labels {
-    const drop = new Set(names);
-    const flat: string[] = [];
-    this.forEach((n, v) => {
-      if (!drop.has(n)) flat.push(n, v);
-    });
-    return flat.length === this.pairs.length ? this : new Labels(flat);
+    const p = this.pairs;
+    let flat: string[] | undefined;
+    // Characters of joined() before the first kept label, while every dropped one leads.
+    let cut = 0;
+    let leading = true;
+    for (let i = 0; i < p.length; i += 2) {
+      const n = p[i] as string;
+      const v = p[i + 1] as string;
+      if (names.includes(n)) {
+        flat ??= p.slice(0, i);
+        if (flat.length > 0) leading = false;
+        else cut += n.length + v.length + 2;
+      } else if (flat !== undefined) {
+        flat.push(n, v);
+      }
+    }
+    if (flat === undefined) return this;
+    const out = new Labels(flat);
+    if (leading && this.#joined !== undefined) out.#joined = this.#joined.slice(cut);
+    return out;
   }
 
   /** The same set without `__name__`. */

@@ -92,17 +92,19 @@ function unpackLabels(packed: PackedLabels): Labels[] {
   let at = 0;
   while (k < lengths.length) {
     const count = lengths[k++] as number;
-    const names: string[] = [];
-    const values: string[] = [];
-    for (let i = 0; i < count; i += 2) {
-      const nameEnd = at + (lengths[k++] as number);
-      const valueAt = nameEnd + 1;
-      const valueEnd = valueAt + (lengths[k++] as number);
-      names.push(text.slice(at, nameEnd));
-      values.push(text.slice(valueAt, valueEnd));
-      at = valueEnd + 1;
+    if (count === 0) {
+      out.push(Labels.EMPTY);
+      continue;
     }
-    out.push(Labels.fromSorted(names, values));
+    const from = at;
+    const flat = new Array<string>(count);
+    for (let i = 0; i < count; i++) {
+      const end = at + (lengths[k++] as number);
+      flat[i] = text.slice(at, end);
+      at = end + 1;
+    }
+    // The set's stretch of text, less its closing separator, is its joined() form.
+    out.push(Labels.fromSortedFlatJoined(flat, text.slice(from, at - 1)));
   }
   return out;
 }

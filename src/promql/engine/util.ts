@@ -49,9 +49,7 @@ const METADATA_LABELS = ['__name__', '__type__', '__unit__'];
 
 /** Prometheus Labels.DropReserved(schema.IsMetadataLabel): drops the metric name and type/unit. */
 export function dropMetadataLabels(l: Labels): Labels {
-  return l.has('__name__') || l.has('__type__') || l.has('__unit__')
-    ? l.without(...METADATA_LABELS)
-    : l;
+  return l.without(...METADATA_LABELS);
 }
 
 /**
