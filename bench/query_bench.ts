@@ -2,7 +2,8 @@
 // into Strata's single binary (dist/) and Prometheus 3 (built from Go into the services
 // cache), then a standard set of instant and range queries (query_bench_queries.ts) timed on
 // Strata's default engine, its vectorised engine (`X-PromQL-EngineType: thanos`) and
-// Prometheus 3: one warm-up and `runs` timed runs each, the median per query, the geometric
+// Prometheus 3: one warm-up each, then `runs` rounds of one timed run per engine in an order
+// that turns each round, the median per query, the geometric
 // mean of the ratios, and every Strata answer compared with Prometheus 3's (a difference
 // fails the run). After the largest scale, the stall measurement (query_bench_stall.ts) runs
 // against the same Strata process.
@@ -195,29 +196,73 @@ async function countAll(base: string, startMs: number, errors: string[]): Promis
   return -1;
 }
 
-/** One engine: a warm-up, then `runs` timed runs; the median and the last answer. */
-async function timeQuery(
-  base: string,
+/** One engine's runs of one query so far. */
+interface EngineRuns {
+  readonly base: string;
+  readonly ms: number[];
+  last: { status: number; body: string } | undefined;
+  error: string | undefined;
+}
+
+/** One more run of `q` on `r`'s engine (none after a failure); timed unless a warm-up. */
+async function runOnce(
+  r: EngineRuns,
   engine: EngineName,
   q: BenchQuery,
   startMs: number,
-  runs: number,
-): Promise<{ timing: EngineTiming; answer: Answer | undefined }> {
-  const params = queryParams(q, startMs);
-  const headers = ENGINE_HEADERS[engine];
+  timed: boolean,
+): Promise<void> {
+  if (r.error !== undefined || (r.last !== undefined && r.last.status !== 200)) return;
   try {
     // A refused connection counts as a failed query, like an error status.
-    let last = await postQuery(base, q.kind, params, headers);
-    const ms: number[] = [];
-    for (let i = 0; i < runs && last.status === 200; i++) {
-      last = await postQuery(base, q.kind, params, headers);
-      ms.push(last.ms);
-    }
-    const answer = parseAnswer(last.status, last.body);
-    return { timing: { medianMs: medianOf(ms), error: undefined }, answer };
+    const got = await postQuery(r.base, q.kind, queryParams(q, startMs), ENGINE_HEADERS[engine]);
+    r.last = got;
+    if (timed && got.status === 200) r.ms.push(got.ms);
   } catch (err) {
-    return { timing: { medianMs: NaN, error: (err as Error).message }, answer: undefined };
+    r.error = (err as Error).message;
   }
+}
+
+/**
+ * Every engine: a warm-up each, then `runs` rounds of one timed run each, the order turned
+ * by one engine per round. A fixed order made one engine always run right after another
+ * system's query, in the wake of its garbage collection and background work on a
+ * two-core machine (the default engine, right after Prometheus 3, measured up to twice
+ * the vectorised engine's time on queries where they run alike).
+ */
+async function timeQuery(
+  bases: Record<EngineName, string | undefined>,
+  q: BenchQuery,
+  startMs: number,
+  runs: number,
+): Promise<Map<EngineName, { timing: EngineTiming; answer: Answer | undefined }>> {
+  const engines = ENGINES.filter((e) => bases[e] !== undefined);
+  const state = new Map<EngineName, EngineRuns>(
+    engines.map((e) => [
+      e,
+      { base: bases[e] as string, ms: [], last: undefined, error: undefined },
+    ]),
+  );
+  for (const e of engines) await runOnce(state.get(e) as EngineRuns, e, q, startMs, false);
+  for (let i = 0; i < runs; i++) {
+    for (let k = 0; k < engines.length; k++) {
+      const e = engines[(i + k) % engines.length] as EngineName;
+      await runOnce(state.get(e) as EngineRuns, e, q, startMs, true);
+    }
+  }
+  const out = new Map<EngineName, { timing: EngineTiming; answer: Answer | undefined }>();
+  for (const [e, r] of state) {
+    out.set(
+      e,
+      r.error !== undefined || r.last === undefined
+        ? { timing: { medianMs: NaN, error: r.error ?? 'not run' }, answer: undefined }
+        : {
+            timing: { medianMs: medianOf(r.ms), error: undefined },
+            answer: parseAnswer(r.last.status, r.last.body),
+          },
+    );
+  }
+  return out;
 }
 
 /** Nodes the vectorised engine did not cover (its stats' fallbackNodes). */
@@ -244,16 +289,11 @@ async function runQueries(
     progress(`query: ${q.name}: ${q.expr}`);
     const timings = {} as Record<EngineName, EngineTiming>;
     const answers = {} as Record<EngineName, Answer | undefined>;
+    const measured = await timeQuery(bases, q, startMs, runs);
     for (const engine of ENGINES) {
-      const base = bases[engine];
-      if (base === undefined) {
-        timings[engine] = { medianMs: NaN, error: 'not run' };
-        answers[engine] = undefined;
-        continue;
-      }
-      const r = await timeQuery(base, engine, q, startMs, runs);
-      timings[engine] = r.timing;
-      answers[engine] = r.answer;
+      const r = measured.get(engine);
+      timings[engine] = r?.timing ?? { medianMs: NaN, error: 'not run' };
+      answers[engine] = r?.answer;
     }
     // Without Prometheus 3 the default engine is the reference.
     const ref = bases.prometheus === undefined ? answers.default : answers.prometheus;
