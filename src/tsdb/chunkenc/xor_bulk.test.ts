@@ -134,6 +134,21 @@ describe('the WebAssembly XOR decoder', () => {
     expect(decoder.generalDecodes).toBe(0);
   });
 
+  it('grows its memory for a long chunk and still reads short ones after it', () => {
+    const decoder = new XorBulkDecoder();
+    const long = new XorChunk();
+    const app = long.appender();
+    for (let i = 0; i < 20_000; i++) app.append(1_000 * i + (i % 3), Math.sqrt(i));
+    const short = new XorChunk();
+    short.appender().append(5, 0.5);
+    for (const bytes of [short.bytes(), long.bytes(), short.bytes()]) {
+      expect(bulk(decoder, bytes, -Infinity, Infinity)).toEqual(
+        general(bytes, -Infinity, Infinity),
+      );
+    }
+    expect(decoder.generalDecodes).toBe(0);
+  });
+
   it('leaves a 64-bit delta of deltas to the general decoder', () => {
     const decoder = new XorBulkDecoder();
     const chunk = new XorChunk();
