@@ -320,6 +320,12 @@ describe('Labels.without and the joined() form it passes on', () => {
     );
   });
 
+  it('nulFree tells whether joined() splits back into the names and values', () => {
+    expect(Labels.fromStrings('a', 'b', 'c', '').nulFree()).toBe(true);
+    expect(Labels.fromStrings('a', 'x\u0000y').nulFree()).toBe(false);
+    expect(Labels.EMPTY.nulFree()).toBe(true);
+  });
+
   it('fromSortedFlatJoined keeps the joined form it is given', () => {
     const l = Labels.fromSortedFlatJoined(['a', '1', 'b', '2'], 'a\u00001\u0000b\u00002');
     expect(l.joined()).toBe('a\u00001\u0000b\u00002');

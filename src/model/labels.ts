@@ -46,6 +46,8 @@ export class Labels implements Iterable<Label> {
   #joined: string | undefined;
   /** Whether #joined orders natively as `compare` does (see sortKey); checked when asked. */
   #sortable: boolean | undefined;
+  /** Whether no name or value holds a NUL (see nulFree); checked when asked. */
+  #nulFree: boolean | undefined;
   /**
    * @internal A memo slot for the one store that looks label sets up on its hot path (the
    * TSDB head keeps the series it last found for these labels here, checked on use): a
@@ -210,6 +212,15 @@ export class Labels implements Iterable<Label> {
     const joined = this.joined();
     this.#sortable ??= !this.pairs.some((p) => UNSAFE_FOR_KEYS.test(p));
     return this.#sortable ? joined : undefined;
+  }
+
+  /**
+   * Whether no name or value holds a NUL, so that `joined()` splits back into them:
+   * computed once per label set (packing a select's sets for another thread then touches
+   * one string per set, not every name and value).
+   */
+  nulFree(): boolean {
+    return (this.#nulFree ??= !this.pairs.some((p) => p.includes('\0')));
   }
 
   isEmpty(): boolean {

@@ -13,6 +13,9 @@ const SETS = [
   Labels.fromStrings('__name__', 'up', 'emoji', '🙂 ü', 'empty', ''),
   Labels.EMPTY,
   Labels.fromStrings('x', 'y'.repeat(1000)),
+  // NULs inside values: packed string by string, not as the joined form alone.
+  Labels.fromStrings('a', 'x\u0000y', 'b', '\u0000', 'c', ''),
+  Labels.fromStrings('trailing', ''),
 ];
 
 function series(labels: Labels, i: number): StorageSeries {
@@ -31,6 +34,8 @@ describe('the worker wire', () => {
     const { set } = await encodeSeriesSet(input);
     const output = decodeSeriesSet(set);
     expect(output.map((s) => s.labels.toString())).toEqual(SETS.map((l) => l.toString()));
+    expect(output.every((s, i) => s.labels.equals(SETS[i] as Labels))).toBe(true);
+    expect(output.map((s) => s.labels.joined())).toEqual(SETS.map((l) => l.joined()));
     expect(output.map(samples)).toEqual(input.map(samples));
     expect(decodeSeriesSet((await encodeSeriesSet([])).set)).toEqual([]);
   });
