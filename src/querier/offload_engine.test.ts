@@ -72,6 +72,25 @@ function chunked(mem: MemoryStorage): Queryable {
   };
 }
 
+/** `inner` telling `seen` of each querier it opens (`open <mint>..<maxt>`) and closes. */
+function watched(inner: Queryable, seen: (event: string) => void): Queryable {
+  return {
+    querier: async (mint, maxt) => {
+      seen(`open ${mint}..${maxt}`);
+      const q = await inner.querier(mint, maxt);
+      return {
+        select: (ms, hints) => q.select(ms, hints),
+        labelNames: (ms) => q.labelNames(ms),
+        labelValues: (n, ms) => q.labelValues(n, ms),
+        close: () => {
+          seen('close');
+          return q.close();
+        },
+      };
+    },
+  };
+}
+
 const QUERIES = [
   'http_requests_total',
   'rate(http_requests_total[1m])',
@@ -213,21 +232,7 @@ describe.each([
 
   it('makes one call per read, opening queriers at their first and closing each once', async () => {
     const events: string[] = [];
-    const queryable: Queryable = {
-      querier: async (mint, maxt) => {
-        events.push(`open ${mint}..${maxt}`);
-        const inner = await mem.querier(mint, maxt);
-        return {
-          select: (ms, hints) => inner.select(ms, hints),
-          labelNames: (ms) => inner.labelNames(ms),
-          labelValues: (n, ms) => inner.labelValues(n, ms),
-          close: () => {
-            events.push('close');
-            return inner.close();
-          },
-        };
-      },
-    };
+    const queryable = watched(mem, (e) => events.push(e));
     let calls = 0;
     const counting: ComputePool = {
       run: (spec: JobSpec) =>
@@ -252,20 +257,9 @@ describe.each([
   it('a canceled query fails as canceled and closes what the job opened', async () => {
     const controller = new AbortController();
     let closed = 0;
-    const queryable: Queryable = {
-      querier: async (mint, maxt) => {
-        const inner = await mem.querier(mint, maxt);
-        return {
-          select: (ms, hints) => inner.select(ms, hints),
-          labelNames: (ms) => inner.labelNames(ms),
-          labelValues: (n, ms) => inner.labelValues(n, ms),
-          close: () => {
-            closed++;
-            return inner.close();
-          },
-        };
-      },
-    };
+    const queryable = watched(mem, (e) => {
+      if (e === 'close') closed++;
+    });
     // A pool whose worker is stopped (as the real pool terminates it) when the query is
     // canceled while the job waits for its first read.
     const aborting: ComputePool = {
