@@ -13,20 +13,9 @@ import {
   type Chunk,
   type ChunkIterator,
 } from './index.js';
+import { fromBits, toBits } from './float_bits.testing.js';
 
 const STALE_NAN_BITS = 0x7ff0000000000002n;
-
-// NaN payloads must be compared as bits, never as numbers; these views do the conversion.
-const f64 = new Float64Array(1);
-const u64 = new BigUint64Array(f64.buffer);
-function fromBits(bits: bigint): number {
-  u64[0] = bits;
-  return f64[0] as number;
-}
-function toBits(v: number): bigint {
-  f64[0] = v;
-  return u64[0] as bigint;
-}
 
 function hex(bytes: Uint8Array): string {
   return Buffer.from(bytes).toString('hex');

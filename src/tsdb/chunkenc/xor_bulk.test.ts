@@ -2,21 +2,10 @@ import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import wabt from 'wabt';
 import { describe, expect, it } from 'vitest';
-import { XorChunk } from './xor.js';
-import { XorIterator } from './xor.js';
+import { fromBits, toBits as bits } from './float_bits.testing.js';
+import { XorChunk, XorIterator } from './xor.js';
 import { sampleColumns, XorBulkDecoder, xorSampleCount } from './xor_bulk.js';
 import { XOR_DECODE_WASM_BASE64 } from './xor_decode_wasm.js';
-
-const f64 = new Float64Array(1);
-const u64 = new BigUint64Array(f64.buffer);
-function bits(v: number): bigint {
-  f64[0] = v;
-  return u64[0] as bigint;
-}
-function fromBits(b: bigint): number {
-  u64[0] = b;
-  return f64[0] as number;
-}
 
 /** What the general decoder reads from `bytes` within [mint, maxt], as [t, value bits]. */
 function general(bytes: Uint8Array, mint: number, maxt: number): Array<[number, bigint]> {
