@@ -199,6 +199,20 @@ describe('Ingester: RPC push and queries', () => {
     await h.ingester.stop();
   });
 
+  it('answers a query stream sorted by labels, or in series creation order when asked', async () => {
+    const h = await started();
+    const names = ['c', 'a', 'b'];
+    for (const name of names)
+      await h.client.push(INGESTER_ADDR, 't1', batch(series(name, {}, [START, 1])), 'api');
+    const range = q(START - HOUR, START + HOUR);
+    const order = (list: readonly { labels: { get(n: string): string } }[]) =>
+      list.map((s) => s.labels.get('__name__'));
+    expect(order(await h.client.queryStream(INGESTER_ADDR, 't1', range))).toEqual(['a', 'b', 'c']);
+    const unsorted = { ...range, sortSeries: false };
+    expect(order(await h.client.queryStream(INGESTER_ADDR, 't1', unsorted))).toEqual(names);
+    await h.ingester.stop();
+  });
+
   it('isolates tenants and never creates a database for a query', async () => {
     const h = await started();
     await h.client.push(INGESTER_ADDR, 't1', batch(series('up', {}, [START, 1])), 'api');
@@ -321,6 +335,15 @@ describe('Ingester: RPC push and queries', () => {
       }),
     );
     expect(badRange.message).toMatch(/start must be a finite number/);
+    const badSort = await rpcError(
+      caller.call(INGESTER_ADDR, {
+        ...jsonBody({ start: 0, end: 1, matchers: ALL, sortSeries: 'no' }),
+        method: INGESTER_QUERY_STREAM,
+        headers: { [TENANT_RPC_HEADER]: 't1' },
+      }),
+    );
+    expect(badSort.code).toBe('invalid_argument');
+    expect(badSort.message).toMatch(/sortSeries must be a boolean, got "no"/);
     expect(h.ingester.dbs.tenantIds()).toEqual([]);
     await h.ingester.stop();
   });

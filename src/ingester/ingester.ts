@@ -424,8 +424,9 @@ export class Ingester extends BasicService {
 
   /**
    * Series of `tenant` matching every matcher with chunks overlapping [start, end], sorted by
-   * labels, their chunks still encoded (Cortex's QueryStream with chunk streaming): the
-   * querier decodes only the samples inside the window. A tenant without a database has none.
+   * labels unless `sorted` is false, their chunks still encoded (Cortex's QueryStream with
+   * chunk streaming): the querier decodes only the samples inside the window. A tenant
+   * without a database has none.
    */
   async queryStream(
     tenant: string,
@@ -433,12 +434,13 @@ export class Ingester extends BasicService {
     end: number,
     matchers: readonly Matcher[],
     signal?: AbortSignal,
+    sorted = true,
   ): Promise<SeriesChunks[]> {
     const db = this.queriedDB(tenant, start, end);
     if (db === undefined) return [];
     // In slices: a select over thousands of series would otherwise hold up pushes.
-    const slicer = new Slicer(this.deps.clock);
-    const out = await db.selectChunks(matchers, start, end, slicer);
+    const pause = new Slicer(this.deps.clock);
+    const out = await db.selectChunks(matchers, start, end, { pause, sorted });
     if (signal?.aborted === true) throw new RpcError('aborted', 'query aborted');
     let samples = 0;
     for (const s of out) for (const c of s.chunks) samples += rawChunkSamples(c);

@@ -25,7 +25,7 @@ import { HttpError } from '../server/index.js';
 import type { Ingester } from './ingester.js';
 import type { PushSeries, PushSource } from './push_types.js';
 import type { PushBatch } from './client.js';
-import { jsonRequest, numberField, rpcTenant } from './rpc_request.js';
+import { jsonRequest, numberField, optionalBooleanField, rpcTenant } from './rpc_request.js';
 import { encodeSeriesChunks } from './wire_chunks.js';
 import {
   INGESTER_ALL_USER_STATS,
@@ -85,7 +85,7 @@ export function registerIngesterRpc(
     return { body: EMPTY, contentType: PROTOBUF_CONTENT_TYPE };
   });
 
-  /** The tenant and the `{start, end, matchers}` of a series request (QueryRequest). */
+  /** The tenant and the `{start, end, matchers, sortSeries}` of a series request (QueryRequest). */
   const seriesRequest = (req: RpcRequest) => {
     const q = jsonRequest(req);
     return {
@@ -93,12 +93,13 @@ export function registerIngesterRpc(
       start: numberField(q, 'start'),
       end: numberField(q, 'end'),
       matchers: fromWireMatchers(q['matchers']),
+      sorted: optionalBooleanField(q, 'sortSeries') !== false,
     };
   };
 
   transport.handle(INGESTER_QUERY_STREAM, async (req, signal) => {
-    const { tenant, start, end, matchers } = seriesRequest(req);
-    const series = await ingester.queryStream(tenant, start, end, matchers, signal);
+    const { tenant, start, end, matchers, sorted } = seriesRequest(req);
+    const series = await ingester.queryStream(tenant, start, end, matchers, signal, sorted);
     const body = await encodeSeriesChunks(series, new Slicer(clock));
     return { body, contentType: PROTOBUF_CONTENT_TYPE };
   });

@@ -53,6 +53,7 @@ export class LocalFirstIngesterClient implements IngesterClient {
         req.end,
         fromWireMatchers(req.matchers),
         opts?.signal,
+        req.sortSeries !== false,
       );
     return this.remote.queryStream(addr, tenant, req, opts);
   }

@@ -40,6 +40,18 @@ export function jsonRequest(req: RpcRequest): Record<string, unknown> {
   return value as Record<string, unknown>;
 }
 
+/** A request's optional boolean field (undefined when absent); anything else is the caller's error. */
+export function optionalBooleanField(
+  q: Record<string, unknown>,
+  name: string,
+): boolean | undefined {
+  const v = q[name];
+  if (v !== undefined && typeof v !== 'boolean')
+    throw new RpcError('invalid_argument', `${name} must be a boolean, got ${JSON.stringify(v)}`);
+  return v;
+}
+
+/** A request's finite number field; anything else is the caller's error. */
 export function numberField(q: Record<string, unknown>, name: string): number {
   const v = q[name];
   if (typeof v !== 'number' || !Number.isFinite(v))

@@ -28,6 +28,11 @@ export interface QueryRequest {
   start: number;
   end: number;
   matchers: WireMatcher[];
+  /**
+   * `false`: the series may come in the ingester's postings order instead of sorted by
+   * labels (the querier merges replicas by sorting them together anyway). Absent: sorted.
+   */
+  sortSeries?: boolean;
 }
 
 /** `ingester.LabelNames`: names of series matching `matchers` (all when empty) in [start, end]. */

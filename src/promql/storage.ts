@@ -113,6 +113,13 @@ export interface SelectHints {
   readonly func?: string;
   /** Limit on returned series (API `limit`); 0 or absent means none. */
   readonly limit?: number;
+  /**
+   * `false` when the caller does not need the series sorted by labels (Prometheus's
+   * `Select(sortSeries=false)`, what its engine asks): storage may then answer in its own
+   * deterministic order and skip a sort, as a head does with one source. Absent or `true`:
+   * sorted. Storage may always sort.
+   */
+  readonly sortSeries?: boolean;
   /** Aborts when the query is cancelled or times out: remote storage stops its calls. */
   readonly signal?: AbortSignal;
   /**
@@ -133,7 +140,10 @@ export interface FetchedBytesSink {
 
 /** Reads a fixed time range [mint, maxt] (inclusive, ms). */
 export interface Querier {
-  /** Series matching all matchers, sorted by labels, each with its samples in range. */
+  /**
+   * Series matching all matchers, each with its samples in range; sorted by labels unless
+   * `hints.sortSeries` is false. Never two series with the same labels.
+   */
   select(matchers: readonly Matcher[], hints?: SelectHints): Promise<StorageSeries[]>;
   /** Label names of series matching `matchers` (all series when empty), sorted. */
   labelNames(matchers: readonly Matcher[]): Promise<string[]>;

@@ -42,12 +42,12 @@ function every(from: number, to: number, step = MIN): [number, number][] {
   return out;
 }
 
-function ring(clock: ManualClock): Ring {
+function ring(clock: ManualClock, addrs: readonly string[]): Ring {
   const r = new Ring(
     {
       name: 'ingester',
       key: 'ring',
-      replicationFactor: 3,
+      replicationFactor: Math.min(3, addrs.length),
       heartbeatTimeoutMs: MIN,
       zoneAwarenessEnabled: false,
     },
@@ -59,7 +59,7 @@ function ring(clock: ManualClock): Ring {
     },
   );
   const ingesters: Record<string, InstanceDesc> = {};
-  INGESTERS.forEach((addr, i) => {
+  addrs.forEach((addr, i) => {
     ingesters[addr] = {
       addr,
       timestamp: NOW / 1000,
@@ -88,11 +88,17 @@ afterEach(async () => {
 
 async function setup(
   config: Partial<QuerierConfig> = {},
-  opts: { start?: boolean; storeReadiness?: () => string | undefined } = {},
+  opts: {
+    start?: boolean;
+    storeReadiness?: () => string | undefined;
+    /** The ingesters in the ring (RF 3, or their number when fewer). */
+    ingesterAddrs?: readonly string[];
+  } = {},
 ): Promise<Setup> {
   const clock = new ManualClock(NOW);
   const ingesters = new FakeIngesterClient();
-  for (const addr of INGESTERS) ingesters.ingester(addr);
+  const addrs = opts.ingesterAddrs ?? INGESTERS;
+  for (const addr of addrs) ingesters.ingester(addr);
   const gateways = new FakeStoreGateways(30);
   const finder = new StaticBlocksFinder();
   // The three ingesters each shipped the same 2h block (RF 3).
@@ -106,9 +112,9 @@ async function setup(
     gateways.add(['sg-1'], 't', id, UP, every(BLOCK_FROM, BLOCK_TO));
   }
   gateways.add(['sg-1'], 't', B[0]!, OLD, every(BLOCK_FROM, BLOCK_FROM + HOUR, 15 * MIN));
-  for (const addr of INGESTERS) ingesters.add(addr, 't', UP, every(NOW - 3 * HOUR, NOW + 1));
+  for (const addr of addrs) ingesters.add(addr, 't', UP, every(NOW - 3 * HOUR, NOW + 1));
   ingesters.add('ing-a', 't', NEW, [[NOW - MIN, 1]]);
-  ingesters.add('ing-b', 't', NEW, [[NOW - MIN, 1]]);
+  if (addrs.includes('ing-b')) ingesters.add('ing-b', 't', NEW, [[NOW - MIN, 1]]);
   const querier = new Querier(
     {
       timeoutMs: 2 * MIN,
@@ -122,7 +128,7 @@ async function setup(
       logger: new CapturingLogger(),
       metrics: newMetricsRegistry(),
       transport: new MemoryNetwork().transport('querier-1'),
-      ingesterRing: ring(clock),
+      ingesterRing: ring(clock, addrs),
       client: ingesters,
       buildInfo: TEST_BUILD_INFO,
       blocks: {
@@ -150,9 +156,20 @@ function samplesOf(s: StorageSeries): [number, number][] {
   return out;
 }
 
-async function select(querier: Querier, start: number, end: number, func?: string) {
+async function select(
+  querier: Querier,
+  start: number,
+  end: number,
+  func?: string,
+  sortSeries?: boolean,
+) {
   const q = await querier.queryable('t').querier(start, end);
-  return q.select(ALL, { start, end, ...(func !== undefined ? { func } : {}) });
+  return q.select(ALL, {
+    start,
+    end,
+    ...(func !== undefined ? { func } : {}),
+    ...(sortSeries !== undefined ? { sortSeries } : {}),
+  });
 }
 
 const queried = (s: Setup) => ({
@@ -169,6 +186,30 @@ describe('querier over ingesters and blocks', () => {
     // Three block copies and three ingester replicas overlap 3h..2h ago: still one each.
     expect(samplesOf(up!)).toEqual(every(BLOCK_FROM, NOW + 1).map(([t, v]) => [t, v]));
     expect(series.map((x) => x.labels.get('__name__'))).toEqual(['new_metric', 'old_metric', 'up']);
+  });
+
+  it('asked for any order, passes one ingester on unsorted and sorts it to merge with the store', async () => {
+    const names = (list: readonly StorageSeries[]) => list.map((x) => x.labels.get('__name__'));
+    // Replicas are merged sorted whatever the order asked for.
+    const replicated = await setup();
+    expect(names(await select(replicated.querier, NOW - 5 * HOUR, NOW, undefined, false))).toEqual([
+      'new_metric',
+      'old_metric',
+      'up',
+    ]);
+    const s = await setup({}, { ingesterAddrs: ['ing-a'] });
+    const merged = await select(s.querier, NOW - 5 * HOUR, NOW, undefined, false);
+    expect((s.ingesters.calls[0]?.req as { sortSeries?: boolean }).sortSeries).toBe(false);
+    expect(names(merged)).toEqual(['new_metric', 'old_metric', 'up']);
+    const up = merged.find((x) => x.labels.equals(UP));
+    expect(samplesOf(up!)).toEqual(every(BLOCK_FROM, NOW + 1).map(([t, v]) => [t, v]));
+    // The ingester alone (the store not asked): its own order, unsorted.
+    const recent = await setup({ queryStoreAfterMs: 2 * HOUR }, { ingesterAddrs: ['ing-a'] });
+    expect(names(await select(recent.querier, NOW - HOUR, NOW, undefined, false))).toEqual([
+      'up',
+      'new_metric',
+    ]);
+    expect(names(await select(recent.querier, NOW - HOUR, NOW))).toEqual(['new_metric', 'up']);
   });
 
   it('query_store_after and query_ingesters_within pick the sources', async () => {

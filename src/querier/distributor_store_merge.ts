@@ -106,10 +106,14 @@ export class DistributorStoreQuerier implements StorageQuerier {
         labelsOnlySeries,
       );
     } else {
+      const sorted = hints?.sortSeries !== false;
       const [fromStore, fromIngesters] = await both(signal, (s) => [
         this.store.series(tenant, matchers, start, end, { signal: s, fetched }),
-        this.ingesters.select(tenant, matchers, start, end, s, fetched),
+        this.ingesters.select(tenant, matchers, start, end, s, fetched, sorted),
       ]);
+      // The ingesters may answer unsorted when asked so; merging with the store needs
+      // their series sorted, and alone they are passed on as they are.
+      if (!sorted && fromStore.length > 0) Labels.sortBy(fromIngesters, (x) => x.labels);
       const reader = new ChunkSampleReader();
       merged = mergeStorageSeries([
         fromStore.map((x) => storeSeriesToStorageSeries(x, start, end, reader)),

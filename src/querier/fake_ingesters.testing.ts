@@ -110,7 +110,9 @@ export class FakeIngesterClient implements IngesterClient {
         );
         out.push({ labels: s.labels, chunks });
       }
-      return out;
+      // Asked for any order, the fake answers in reverse label order: a real ingester's
+      // postings order is as unlike the sorted one.
+      return req.sortSeries === false ? out.reverse() : out;
     });
   }
 

@@ -8,7 +8,12 @@
 import type { MetricMetadata as ApiMetricMetadata } from '../api/index.js';
 import { metricTypeName } from '../distributor/index.js';
 import { Labels, compareGoStrings, type Matcher } from '../model/index.js';
-import { toWireMatchers, type IngesterClient, type SeriesSamples } from '../ingester/index.js';
+import {
+  toWireMatchers,
+  type IngesterClient,
+  type QueryRequest,
+  type SeriesSamples,
+} from '../ingester/index.js';
 import {
   StorageError,
   type FetchedBytesSink,
@@ -66,6 +71,8 @@ export class IngesterQueryable {
    * sorted by labels, their samples decoded lazily within the window and each timestamp
    * once; the start is clamped to query_ingesters_within.
    * `fetched` is told each ingester's answer size, replicas each counted (byte limits).
+   * With `sorted` false and one ingester answering, its order is kept (no sort); replicas
+   * are always merged sorted.
    */
   async select(
     tenant: string,
@@ -74,6 +81,7 @@ export class IngesterQueryable {
     end: number,
     signal?: AbortSignal,
     fetched?: FetchedBytesSink,
+    sorted = true,
   ): Promise<StorageSeries[]> {
     if (!this.shouldQueryIngesters(end)) return [];
     let from = start;
@@ -81,7 +89,8 @@ export class IngesterQueryable {
       from = Math.max(from, this.deps.clock.now() - this.config.queryIngestersWithinMs);
       if (from > end) return [];
     }
-    const req = { start: from, end, matchers: toWireMatchers(matchers) };
+    const req: QueryRequest = { start: from, end, matchers: toWireMatchers(matchers) };
+    if (!sorted) req.sortSeries = false;
     const answers = await this.fanOut(
       'Distributor.QueryStream',
       (inst, callSignal) =>
@@ -285,6 +294,7 @@ class IngesterQuerier implements StorageQuerier {
       end,
       signal,
       hints?.fetched,
+      hints?.sortSeries !== false,
     );
     return series.slice(0, limit(series.length));
   }

@@ -116,7 +116,16 @@ export function planSelectors(
     const [start, end] = selectorTimeRange(s, vs, vsPath, evalRange);
     let step = lastSubqueryInterval(vsPath, noStepSubqueryIntervalFn);
     if (step === 0) step = s.interval;
-    const hints: SelectHints = { start, end, step, range: evalRange, func: funcFromPath(vsPath) };
+    // Unsorted, as Prometheus's engine selects: nothing in evaluation depends on the order
+    // (range results are sorted at the end), and a single source then skips a sort.
+    const hints: SelectHints = {
+      start,
+      end,
+      step,
+      range: evalRange,
+      func: funcFromPath(vsPath),
+      sortSeries: false,
+    };
     plans.push({ selector: vs, hints });
   });
   return plans;

@@ -223,6 +223,30 @@ describe('the merged querier', () => {
     expect(() => db.querier(5, 4)).toThrow(/mint 5 > maxt 4/);
     await db.close();
   });
+
+  it('an unsorted chunk select keeps the head alone in postings order and merges blocks sorted', async () => {
+    const db = await openDB(new DiskFileSystem(), SMALL);
+    const all = [Matcher.regex('__name__', '.+')];
+    const names = (list: readonly { labels: { toString(): string } }[]) =>
+      list.map((s) => s.labels.toString());
+    // Twelve series created in number order; by labels m0 (0, 3, 6, 9) comes first.
+    const byNumber = Array.from({ length: 12 }, (_, i) => labelsOf(i).toString());
+    const byLabels = [...byNumber].sort();
+    expect(byLabels).not.toEqual(byNumber);
+    await appendAll(db, regularSamples(12, START, START + HOUR, 60_000));
+    expect(names(await db.selectChunks(all, START, START + HOUR, { sorted: false }))).toEqual(
+      byNumber,
+    );
+    expect(names(await db.selectChunks(all, START, START + HOUR))).toEqual(byLabels);
+    // Blocks in range: the head's part must be sorted to be merged with theirs.
+    await appendAll(db, regularSamples(12, START + HOUR + 60_000, START + 3 * RANGE, 60_000));
+    await db.compactHead();
+    expect(db.blocks().length).toBeGreaterThan(0);
+    const merged = await db.selectChunks(all, START, START + 3 * RANGE, { sorted: false });
+    expect(names(merged)).toEqual(byLabels);
+    expect(merged.every((s) => s.chunks.length > 1)).toBe(true);
+    await db.close();
+  });
 });
 
 describe('the compaction loop', () => {

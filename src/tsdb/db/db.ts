@@ -231,16 +231,17 @@ export class TSDB {
   }
 
   /**
-   * The encoded chunks of the matching series overlapping [mint, maxt] (chunk streaming);
-   * the head's part pauses where `pause` says (a query on a serving event loop).
+   * The encoded chunks of the matching series overlapping [mint, maxt] (chunk streaming),
+   * sorted by labels unless `opts.sorted` is false; the head's part pauses where
+   * `opts.pause` says (a query on a serving event loop).
    */
   selectChunks(
     matchers: readonly Matcher[],
     mint: number,
     maxt: number,
-    pause?: Pause,
+    opts: { readonly pause?: Pause; readonly sorted?: boolean } = {},
   ): Promise<SeriesChunks[]> {
-    return this.querier(mint, maxt).selectChunks(matchers, pause);
+    return this.querier(mint, maxt).selectChunks(matchers, opts);
   }
 
   /**

@@ -152,11 +152,15 @@ export class DBQuerier {
 
   /**
    * The chunks of the series matching every matcher overlapping the range, one entry per
-   * label set (every source's chunks: blocks in time order, then the head), sorted by labels.
+   * label set (every source's chunks: blocks in time order, then the head), sorted by labels
+   * (with `sorted` false and only the head to read, in the head's postings order).
    * Chunks are passed on encoded and may overlap (a block and the head around a cut, or
    * out-of-order data): readers keep each timestamp once.
    */
-  async selectChunks(matchers: readonly Matcher[], pause?: Pause): Promise<SeriesChunks[]> {
+  async selectChunks(
+    matchers: readonly Matcher[],
+    opts: { readonly pause?: Pause; readonly sorted?: boolean } = {},
+  ): Promise<SeriesChunks[]> {
     const lists = await this.consistent(async (view) => {
       const out: SeriesChunks[][] = [];
       for (const block of view.blocks) {
@@ -165,15 +169,18 @@ export class DBQuerier {
         out.push(list);
       }
       if (view.headMint !== undefined) {
-        const opts =
-          pause === undefined
-            ? { inOrderMint: view.headMint }
-            : { inOrderMint: view.headMint, pause };
-        out.push(await this.head.selectChunks(matchers, this.mint, this.maxt, opts));
+        // Merging with blocks needs every list sorted; alone the head may skip its sort.
+        const sorted = opts.sorted !== false || out.length > 0;
+        const headOpts = {
+          inOrderMint: view.headMint,
+          sorted,
+          ...(opts.pause === undefined ? {} : { pause: opts.pause }),
+        };
+        out.push(await this.head.selectChunks(matchers, this.mint, this.maxt, headOpts));
       }
       return out;
     });
-    // Every source answers sorted by labels: merged, not sorted again.
+    // Every source answers sorted by labels (or is alone): merged, not sorted again.
     return lists.length === 1 ? (lists[0] as SeriesChunks[]) : mergeSeriesChunkSets(lists);
   }
 

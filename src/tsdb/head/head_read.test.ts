@@ -172,6 +172,21 @@ describe('head reads', () => {
     expect(sliced.map((s) => s.labels.toString())).toEqual(sets.map((l) => l.toString()).sort());
   });
 
+  it('an unsorted chunk select answers the same series in creation (postings) order', async () => {
+    const head = newHead();
+    const sets = Array.from({ length: 300 }, (_, i) =>
+      Labels.fromStrings('__name__', 'x', 'i', String((i * 7919) % 300)),
+    );
+    await fill(head, sets);
+    const all = [Matcher.equal('__name__', 'x')];
+    const names = (list: readonly { labels: Labels }[]) => list.map((s) => s.labels.toString());
+    const sorted = await head.selectChunks(all, 0, 10_000);
+    const unsorted = await head.selectChunks(all, 0, 10_000, { sorted: false });
+    expect(names(sorted)).toEqual(sets.map((l) => l.toString()).sort());
+    expect(names(unsorted)).toEqual(sets.map((l) => l.toString()));
+    expect(unsorted.map((s) => s.chunks.length)).toEqual(sorted.map(() => 1));
+  });
+
   it('keeps chunk bytes in shared memory, unchanged by later appends', async () => {
     const head = newHead();
     const labels = Labels.fromStrings('__name__', 'x');

@@ -39,6 +39,11 @@ export interface SelectOptions {
    * ingester's event loop); without it the select runs in one go.
    */
   readonly pause?: Pause;
+  /**
+   * `false`: a chunk select answers in postings order (series refs ascending) instead of
+   * sorting by labels, for a reader that does not merge it with another source.
+   */
+  readonly sorted?: boolean;
 }
 
 /** What an XOR iterator answers before its first sample (as one over no chunk would). */
@@ -145,7 +150,8 @@ export function oooChunksInRange(series: MemSeries, mint: number, maxt: number):
 
 /**
  * The chunks of the series of `refs` overlapping [mint, maxt] (in-order from `inOrderMint`
- * on, out-of-order over the whole range), sorted by labels: what a chunk-streaming query
+ * on, out-of-order over the whole range), sorted by labels (in the order of `refs` when
+ * `opts.sorted` is false): what a chunk-streaming query
  * sends. Completed chunks are shared (they never change); the open chunk and the
  * out-of-order buffer are snapshots. Chunks may reach outside the range and overlap each
  * other (out-of-order data); readers keep to the range and each timestamp once.
@@ -196,6 +202,7 @@ export async function selectSeriesChunks(
     }
     if (chunks.length > 0) out.push({ labels: series.labels, chunks });
   }
+  if (opts.sorted === false) return out;
   if (pause === undefined) Labels.sortBy(out, (s) => s.labels);
   else await sortByLabelsInSlices(out, (s) => s.labels, pause);
   return out;
