@@ -23,6 +23,15 @@ const BLOCK_SAMPLES = 1 << 17;
  */
 const FIRST_BLOCK_SAMPLES = 1 << 12;
 
+/**
+ * What an evaluation thread keeps: the 57.6 MB of samples one select of 12,000 series × 300
+ * samples decodes (the benchmark's 100k-series queries). With 16 MiB most of them were new
+ * ArrayBuffers every query, and the collections their external memory set off cost those
+ * queries 10–40% (docs/benchmarks.md). At most this much per thread (one per core but one,
+ * up to 8) stays allocated while idle.
+ */
+const DEFAULT_POOL_BYTES = 64 << 20;
+
 const NO_SAMPLES: SampleArrays = { ts: new Float64Array(0), fs: new Float64Array(0) };
 
 /**
@@ -34,7 +43,7 @@ export class SampleBlockPool {
   private readonly free: SampleColumns[] = [];
 
   /** `maxBytes`: the most the free blocks hold together (more given back is dropped). */
-  constructor(private readonly maxBytes = 16 << 20) {}
+  constructor(private readonly maxBytes = DEFAULT_POOL_BYTES) {}
 
   /** A free block of at least `capacity` samples (the smallest such), else a new one. */
   take(capacity: number): SampleColumns {
