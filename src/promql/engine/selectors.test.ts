@@ -1,9 +1,11 @@
 // Selectors, lookback, staleness, offset, @ and subqueries, with expectations taken from
 // Prometheus's test scripts (staleness.test, selectors.test, at_modifier.test, subquery.test).
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
 import { Labels } from '../../model/index.js';
 import { Engine } from './index.js';
+import { upperBoundFrom } from './selectors.js';
 import { flatten, load, series, TestStorage } from './test_helpers.js';
 
 const S = 1000;
@@ -14,6 +16,26 @@ function staleness(): TestStorage {
   load(st, 10 * S, { __name__: 'metric' }, [0, 1, 'stale', 2]);
   return st;
 }
+
+describe('upperBoundFrom', () => {
+  it('finds the first index at or after `from` past t, as a scan does', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 0, max: 60 }), { maxLength: 80 }),
+        fc.integer({ min: -5, max: 65 }),
+        fc.nat(),
+        (raw, t, start) => {
+          const ts = Float64Array.from(raw.sort((a, b) => a - b));
+          const from = start % (ts.length + 1);
+          let want = from;
+          while (want < ts.length && (ts[want] as number) <= t) want++;
+          expect(upperBoundFrom(ts, t, from)).toBe(want);
+        },
+      ),
+      { numRuns: 2000 },
+    );
+  });
+});
 
 describe('instant selectors', () => {
   const engine = new Engine({}, {});

@@ -234,15 +234,27 @@ export function rangePoints(ls: LoadedSeries): SampleArrays {
   return ls.points;
 }
 
-/** First index with ts[i] > t, searching from `from` (ts sorted ascending). */
+/**
+ * The first index at or after `from` with ts[i] > t, else ts.length (ts sorted ascending).
+ * Steps move forward by a few samples at a time (15 at a 15s step over 1s
+ * samples): the bound is galloped to from `from` (1, 2, 4, … ahead), then bisected within
+ * the last gap, fewer reads than a scan or a bisection of the whole rest.
+ */
 export function upperBoundFrom(ts: ArrayLike<number>, t: number, from: number): number {
+  const n = ts.length;
   let lo = from;
-  let hi = ts.length;
-  // Steps move forward by little, so try a short linear scan before bisecting.
-  for (let k = 0; k < 8 && lo < hi; k++) {
-    if ((ts[lo] as number) > t) return lo;
-    lo++;
+  if (lo >= n || (ts[lo] as number) > t) return lo;
+  // ts[lo] ≤ t: widen until ts[hi] > t or the end.
+  let hi = lo + 1;
+  let gap = 1;
+  while (hi < n && (ts[hi] as number) <= t) {
+    lo = hi;
+    gap *= 2;
+    hi = lo + gap;
   }
+  if (hi > n) hi = n;
+  // The answer is in (lo, hi]: ts[lo] ≤ t, and hi is n or ts[hi] > t.
+  lo++;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
     if ((ts[mid] as number) <= t) lo = mid + 1;
