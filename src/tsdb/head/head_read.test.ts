@@ -40,6 +40,15 @@ const matcher = fc.oneof(
   ),
 );
 
+/** `n` series `x{i}` in an order unlike their label order, the head filled with them. */
+async function shuffledSeries(head: Head, n: number): Promise<Labels[]> {
+  const sets = Array.from({ length: n }, (_, i) =>
+    Labels.fromStrings('__name__', 'x', 'i', String((i * 7919) % n)),
+  );
+  await fill(head, sets);
+  return sets;
+}
+
 async function fill(head: Head, sets: Labels[]): Promise<void> {
   const app = head.appender();
   for (const [i, labels] of sets.entries()) app.append(labels, 100 + i, i);
@@ -149,10 +158,7 @@ describe('head reads', () => {
   it('a chunk select that pauses answers as one that does not, appends between slices aside', async () => {
     const head = newHead();
     // Enough series for several sorted runs, inserted out of label order.
-    const sets = Array.from({ length: 2500 }, (_, i) =>
-      Labels.fromStrings('__name__', 'x', 'i', String((i * 7919) % 2500)),
-    );
-    await fill(head, sets);
+    const sets = await shuffledSeries(head, 2500);
     const all = [Matcher.equal('__name__', 'x')];
     const plain = await head.selectChunks(all, 0, 10_000);
     let pauses = 0;
@@ -174,10 +180,7 @@ describe('head reads', () => {
 
   it('an unsorted chunk select answers the same series in creation (postings) order', async () => {
     const head = newHead();
-    const sets = Array.from({ length: 300 }, (_, i) =>
-      Labels.fromStrings('__name__', 'x', 'i', String((i * 7919) % 300)),
-    );
-    await fill(head, sets);
+    const sets = await shuffledSeries(head, 300);
     const all = [Matcher.equal('__name__', 'x')];
     const names = (list: readonly { labels: Labels }[]) => list.map((s) => s.labels.toString());
     const sorted = await head.selectChunks(all, 0, 10_000);
