@@ -236,9 +236,9 @@ export function rangePoints(ls: LoadedSeries): SampleArrays {
 
 /**
  * The first index at or after `from` with ts[i] > t, else ts.length (ts sorted ascending).
- * Steps move forward by a few samples at a time (15 at a 15s step over 1s
- * samples): the bound is galloped to from `from` (1, 2, 4, … ahead), then bisected within
- * the last gap, fewer reads than a scan or a bisection of the whole rest.
+ * Steps move forward by a few samples at a time (15 at a 15s step over 1s samples): the
+ * bound is galloped to from `from` (1, 2, 4, … ahead), then bisected within the last gap,
+ * fewer reads than a scan or a bisection of the whole rest.
  */
 export function upperBoundFrom(ts: ArrayLike<number>, t: number, from: number): number {
   const n = ts.length;

@@ -151,10 +151,10 @@ export function oooChunksInRange(series: MemSeries, mint: number, maxt: number):
 /**
  * The chunks of the series of `refs` overlapping [mint, maxt] (in-order from `inOrderMint`
  * on, out-of-order over the whole range), sorted by labels (in the order of `refs` when
- * `opts.sorted` is false): what a chunk-streaming query
- * sends. Completed chunks are shared (they never change); the open chunk and the
- * out-of-order buffer are snapshots. Chunks may reach outside the range and overlap each
- * other (out-of-order data); readers keep to the range and each timestamp once.
+ * `opts.sorted` is false): what a chunk-streaming query sends. Completed chunks are shared
+ * (they never change); the open chunk and the out-of-order buffer are snapshots. Chunks may
+ * reach outside the range and overlap each other (out-of-order data); readers keep to the
+ * range and each timestamp once.
  */
 export async function selectSeriesChunks(
   refs: Uint32Array,
