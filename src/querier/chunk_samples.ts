@@ -161,7 +161,7 @@ export class ChunkSampleReader {
     }
     const from = this.reserve(capacity);
     const out = this.block;
-    let n = from;
+    const datas: Uint8Array[] = [];
     for (const c of lane) {
       if (c.maxTime < mint) continue;
       if (c.minTime > maxt) break;
@@ -170,8 +170,9 @@ export class ChunkSampleReader {
           `unsupported chunk encoding ${c.encoding} (chunk ${c.minTime}-${c.maxTime})`,
         );
       }
-      n = this.decoder.decodeInto(c.data, mint, maxt, out, n);
+      datas.push(c.data);
     }
+    const n = this.decoder.decodeAllInto(datas, mint, maxt, out, from);
     this.used = n;
     return { block: out, from, to: n };
   }

@@ -147,4 +147,57 @@ describe('the WebAssembly XOR decoder', () => {
     expect(bulk(decoder, bytes, -Infinity, Infinity)).toEqual(general(bytes, -Infinity, Infinity));
     expect(decoder.generalDecodes).toBe(1);
   });
+
+  it('decodes several chunks in one call as it decodes each, a declined one in the middle', () => {
+    const decoder = new XorBulkDecoder();
+    const chunkOf = (times: readonly number[], v0: number): Uint8Array => {
+      const c = new XorChunk();
+      const app = c.appender();
+      times.forEach((t, i) => app.append(t, v0 + Math.sin(i)));
+      return c.bytes();
+    };
+    /** The samples of `chunks` in [mint, maxt] read in one call, as [t, value bits]. */
+    const all = (chunks: readonly Uint8Array[], mint: number, maxt: number) => {
+      let capacity = 3;
+      for (const bytes of chunks) capacity += xorSampleCount(bytes);
+      const out = sampleColumns(capacity);
+      const n = decoder.decodeAllInto(chunks, mint, maxt, out, 3);
+      return Array.from({ length: n - 3 }, (_, i): [number, bigint] => [
+        out.ts[3 + i] as number,
+        bits(out.fs[3 + i] as number),
+      ]);
+    };
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.record({
+            count: fc.integer({ min: 2, max: 150 }),
+            // A 64-bit delta of deltas after `count` samples: the WebAssembly decoder
+            // declines the chunk when it reads that far.
+            declined: fc.boolean(),
+          }),
+          { minLength: 1, maxLength: 6 },
+        ),
+        fc.integer({ min: 0, max: 1200 }),
+        fc.integer({ min: 0, max: 1200 }),
+        (specs, a, b) => {
+          let t = 0;
+          const chunks = specs.map(({ count, declined }, k) => {
+            const times: number[] = [];
+            for (let i = 0; i < count; i++) times.push((t += 1));
+            if (declined) times.push((t += 2 ** 40));
+            return chunkOf(times, k * 100);
+          });
+          const expected = (mint: number, maxt: number) =>
+            chunks.flatMap((bytes) => general(bytes, mint, maxt));
+          const before = decoder.generalDecodes;
+          expect(all(chunks, -Infinity, Infinity)).toEqual(expected(-Infinity, Infinity));
+          expect(decoder.generalDecodes - before).toBe(specs.filter((x) => x.declined).length);
+          const [mint, maxt] = a <= b ? [a, b] : [b, a + 2 ** 41];
+          expect(all(chunks, mint, maxt)).toEqual(expected(mint, maxt));
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
 });

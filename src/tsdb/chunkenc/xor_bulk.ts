@@ -81,20 +81,70 @@ export class XorBulkDecoder {
    * Throws the general decoder's error for a chunk it cannot read.
    */
   decodeInto(data: Uint8Array, mint: number, maxt: number, out: SampleColumns, at: number): number {
-    const len = data.length;
-    if (XOR_DECODE === undefined || len < 2) return this.general(data, mint, maxt, out, at);
-    const total = xorSampleCount(data);
-    // The chunk at 0, then its timestamps and values (8-byte aligned), as decode expects.
-    const tsOff = (len + PAD + 7) & ~7;
+    return this.decodeAllInto([data], mint, maxt, out, at);
+  }
+
+  /**
+   * decodeInto for consecutive chunks (a series' lane, in time order): their samples are
+   * gathered in the decoder's memory and copied out once, not once per chunk (the copies'
+   * fixed cost was as large as the decoding of a short chunk).
+   */
+  decodeAllInto(
+    chunks: readonly Uint8Array[],
+    mint: number,
+    maxt: number,
+    out: SampleColumns,
+    at: number,
+  ): number {
+    if (XOR_DECODE === undefined) {
+      let n = at;
+      for (const data of chunks) n = this.general(data, mint, maxt, out, n);
+      return n;
+    }
+    let inBytes = 0;
+    let total = 0;
+    for (const data of chunks) {
+      if (data.length > inBytes) inBytes = data.length;
+      total += xorSampleCount(data);
+    }
+    // Each chunk at 0 in turn, then room for all their timestamps and values (8-byte
+    // aligned), as decode expects.
+    const tsOff = (inBytes + PAD + 7) & ~7;
     const vOff = tsOff + 8 * total;
     const wasm = this.instance(vOff + 8 * total);
-    this.bytes.set(data);
-    this.bytes.fill(0, len, len + PAD);
-    const n = wasm.decode(len, tsOff, vOff, mint, maxt);
-    if (n < 0) return this.general(data, mint, maxt, out, at);
-    out.ts.set(this.f64.subarray(tsOff / 8, tsOff / 8 + n), at);
-    out.fs.set(this.f64.subarray(vOff / 8, vOff / 8 + n), at);
-    return at + n;
+    let n = at;
+    let held = 0; // samples decoded into the instance's memory, not yet copied out
+    for (const data of chunks) {
+      const len = data.length;
+      let got = -1;
+      if (len >= 2) {
+        this.bytes.set(data);
+        this.bytes.fill(0, len, len + PAD);
+        got = wasm.decode(len, tsOff + 8 * held, vOff + 8 * held, mint, maxt);
+      }
+      if (got >= 0) {
+        held += got;
+        continue;
+      }
+      n = this.copyOut(tsOff, vOff, held, out, n);
+      held = 0;
+      n = this.general(data, mint, maxt, out, n);
+    }
+    return this.copyOut(tsOff, vOff, held, out, n);
+  }
+
+  /** Copies `count` decoded samples from the instance's memory into `out` at `at`. */
+  private copyOut(
+    tsOff: number,
+    vOff: number,
+    count: number,
+    out: SampleColumns,
+    at: number,
+  ): number {
+    if (count === 0) return at;
+    out.ts.set(this.f64.subarray(tsOff / 8, tsOff / 8 + count), at);
+    out.fs.set(this.f64.subarray(vOff / 8, vOff / 8 + count), at);
+    return at + count;
   }
 
   private general(
