@@ -13,7 +13,7 @@ import {
   type Chunk,
   type ChunkIterator,
 } from './index.js';
-import { fromBits, toBits } from './float_bits.testing.js';
+import { fromBits, toBits } from './testing/index.js';
 
 const STALE_NAN_BITS = 0x7ff0000000000002n;
 

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import wabt from 'wabt';
 import { describe, expect, it } from 'vitest';
-import { fromBits, toBits as bits } from './float_bits.testing.js';
+import { fromBits, toBits as bits } from './testing/index.js';
 import { XorChunk, XorIterator } from './xor.js';
 import { sampleColumns, XorBulkDecoder, xorSampleCount } from './xor_bulk.js';
 import { XOR_DECODE_WASM_BASE64 } from './xor_decode_wasm.js';

@@ -96,6 +96,8 @@ export class XorBulkDecoder {
     out: SampleColumns,
     at: number,
   ): number {
+    // No chunk in the window (a lane's empty read): nothing to instantiate or copy.
+    if (chunks.length === 0) return at;
     if (XOR_DECODE === undefined) {
       let n = at;
       for (const data of chunks) n = this.general(data, mint, maxt, out, n);

@@ -5,7 +5,7 @@
 // followed by out-of-order compaction (ooo_compact.ts).
 // Queries read blocks and head merged (querier.ts). Merging blocks with each other is
 // another module's job.
-import { Matcher, type Pause } from '../../model/index.js';
+import { Matcher } from '../../model/index.js';
 import {
   mkdirAllDurable,
   type Clock,
@@ -37,7 +37,7 @@ import {
 } from '../head/index.js';
 import { checkpoint, deleteCheckpoints } from '../wal/index.js';
 import { headCompactable } from './block_range.js';
-import { DBQuerier, type DBSeries } from './querier.js';
+import { DBQuerier, type ChunkSelectOptions, type DBSeries } from './querier.js';
 
 /** Suffix of a block directory being deleted (Prometheus's tmpForDeletionBlockDirSuffix). */
 export const TMP_FOR_DELETION_SUFFIX = '.tmp-for-deletion';
@@ -239,7 +239,7 @@ export class TSDB {
     matchers: readonly Matcher[],
     mint: number,
     maxt: number,
-    opts: { readonly pause?: Pause; readonly sorted?: boolean } = {},
+    opts: ChunkSelectOptions = {},
   ): Promise<SeriesChunks[]> {
     return this.querier(mint, maxt).selectChunks(matchers, opts);
   }

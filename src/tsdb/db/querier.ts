@@ -13,6 +13,14 @@ import {
 import type { Head } from '../head/index.js';
 import { postingsForMatchers } from '../index/index.js';
 
+/** How a chunk select runs: where it pauses, and whether its answer must be sorted. */
+export interface ChunkSelectOptions {
+  /** Where the head's part lets other work run (a query on a serving event loop). */
+  readonly pause?: Pause;
+  /** `false`: the head alone in range may answer in postings order (default sorted). */
+  readonly sorted?: boolean;
+}
+
 /** One series of a query over the whole database. */
 export interface DBSeries {
   readonly labels: Labels;
@@ -159,7 +167,7 @@ export class DBQuerier {
    */
   async selectChunks(
     matchers: readonly Matcher[],
-    opts: { readonly pause?: Pause; readonly sorted?: boolean } = {},
+    opts: ChunkSelectOptions = {},
   ): Promise<SeriesChunks[]> {
     const lists = await this.consistent(async (view) => {
       const out: SeriesChunks[][] = [];

@@ -7,21 +7,12 @@ import { createSeededRandom, newMetricsRegistry, type FileSystem } from '../../.
 import { CapturingLogger, ManualClock } from '../../../runtime/testing/index.js';
 import { ValueType, XorIterator } from '../../chunkenc/index.js';
 import { TSDB, type TSDBConfig } from '../index.js';
+import { fromBits, toBits } from '../../chunkenc/testing/index.js';
+
+export { fromBits, toBits };
 
 export const HOUR = 3_600_000;
 export const RANGE = 2 * HOUR;
-
-const view = new DataView(new ArrayBuffer(8));
-
-export function toBits(v: number): bigint {
-  view.setFloat64(0, v);
-  return view.getBigUint64(0);
-}
-
-export function fromBits(bits: bigint): number {
-  view.setBigUint64(0, bits);
-  return view.getFloat64(0);
-}
 
 export interface Sample {
   readonly series: number;

@@ -5,22 +5,13 @@
 import { Labels, Matcher } from '../../../model/index.js';
 import { ValueType } from '../../chunkenc/index.js';
 import type { Head } from '../head.js';
+import { fromBits, toBits } from '../../chunkenc/testing/index.js';
 
-const view = new DataView(new ArrayBuffer(8));
+export { fromBits, toBits };
 
 /** Prometheus's stale marker as a number (the payload is kept only by bit-careful code). */
 export function staleNaN(): number {
   return fromBits(0x7ff00000n * 2n ** 32n + 2n);
-}
-
-export function fromBits(bits: bigint): number {
-  view.setBigUint64(0, bits);
-  return view.getFloat64(0);
-}
-
-export function toBits(v: number): bigint {
-  view.setFloat64(0, v);
-  return view.getBigUint64(0);
 }
 
 export interface ReadSample {
