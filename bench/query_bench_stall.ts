@@ -8,10 +8,10 @@
 // run (evaluation on the event loop makes them look bad until it moves off it).
 import { Agent, request } from 'node:http';
 import { compress } from 'snappyjs';
-import { buildWriteRequest, encodeWriteRequest } from '../src/distributor/index.js';
 import { quantile } from './remote_write_load.js';
 import { DATA_SPAN_MS, nodeSeries, seriesLabels } from './query_bench_data.js';
 import { medianOf, postQuery } from './query_bench_queries.js';
+import { StallPushBody } from './stall_push_body.js';
 
 export interface StallOptions {
   /** Strata's base URL (`http://host:port`) and remote-write URL. */
@@ -146,20 +146,17 @@ async function pushLoad(o: StallOptions, stop: () => boolean, out: Push[]): Prom
   const client = async (c: number): Promise<void> => {
     const slots = Array.from({ length: SLOTS_PER_CLIENT }, (_, i) => {
       const first = (c * SLOTS_PER_CLIENT + i) * SERIES_PER_REQUEST;
-      const series = Array.from({ length: SERIES_PER_REQUEST }, (_, k) => ({
-        labels: seriesLabels(first + k, 'bench_stall_push'),
-        samples: [{ value: 0, timestamp: 0 }],
-      }));
-      return { req: buildWriteRequest({ series }), last: 0 };
+      const series = Array.from({ length: SERIES_PER_REQUEST }, (_, k) =>
+        seriesLabels(first + k, 'bench_stall_push'),
+      );
+      return { body: new StallPushBody(series), last: 0 };
     });
     for (let n = 0; !stop(); n++) {
       const slot = slots[n % slots.length] as (typeof slots)[number];
-      // Fresh, strictly increasing timestamps per series.
+      // Fresh, strictly increasing timestamps per series; values never 0 (see StallPushBody).
       const ts = Math.max(Date.now(), slot.last + 1);
       slot.last = ts;
-      slot.req.timestamps.fill(ts);
-      slot.req.values.fill(n);
-      const body = compress(encodeWriteRequest(slot.req));
+      const body = compress(slot.body.body(ts, n + 1));
       const t0 = performance.now();
       const error = await post(agent, url, body);
       out.push({ at: performance.now(), ms: performance.now() - t0, error });
