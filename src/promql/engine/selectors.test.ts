@@ -4,8 +4,10 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
 import { Labels } from '../../model/index.js';
+import { Annotations } from '../annotations.js';
+import { QueryContext } from './context.js';
 import { Engine } from './index.js';
-import { upperBoundFrom } from './selectors.js';
+import { evalInstantSelector, upperBoundFrom } from './selectors.js';
 import { flatten, load, series, TestStorage } from './test_helpers.js';
 
 const S = 1000;
@@ -34,6 +36,57 @@ describe('upperBoundFrom', () => {
       ),
       { numRuns: 2000 },
     );
+  });
+});
+
+describe('evalInstantSelector', () => {
+  const ctx = (): QueryContext =>
+    new QueryContext({
+      maxSamples: 1_000_000,
+      lookbackDelta: 5 * M,
+      noStepSubqueryIntervalFn: () => M,
+      functions: new Map(),
+      annotations: new Annotations(),
+      query: '',
+      now: () => 0,
+      deadline: undefined,
+      signal: undefined,
+      rangeQuery: true,
+      delayedNameRemoval: false,
+    });
+  const loaded = (name: string, ts: number[]) => ({
+    labels: Labels.fromObject({ __name__: name }),
+    ts: Float64Array.from(ts),
+    fs: Float64Array.from(ts, (t) => t / S),
+    stale: null,
+  });
+
+  it('shares one timestamp array among series with a point at every step, sizes the rest exactly', () => {
+    const c = ctx();
+    const every = [0, 10, 20, 30].map((t) => t * S);
+    const out = evalInstantSelector(
+      c,
+      [loaded('a', every), loaded('none', []), loaded('b', every), loaded('late', [25 * S])],
+      0,
+      0,
+      30 * S,
+      10 * S,
+    );
+    expect(out.map((s) => s.metric.get('__name__'))).toEqual(['a', 'b', 'late']);
+    const [a, b, late] = out as [(typeof out)[0], (typeof out)[0], (typeof out)[0]];
+    expect(a.ts).toEqual(every);
+    expect(b.ts).toBe(a.ts);
+    expect(b.fs).not.toBe(a.fs);
+    expect(a.fs).toEqual([0, 10, 20, 30]);
+    expect(late.ts).toEqual([30 * S]);
+    expect(late.fs).toEqual([25]);
+    expect(c.currentSamples).toBe(9);
+  });
+
+  it('gives a one-step evaluation arrays of its own (a step-invariant parent extends them)', () => {
+    const out = evalInstantSelector(ctx(), [loaded('a', [0]), loaded('b', [0])], 0, 0, 0, 1);
+    expect(out).toHaveLength(2);
+    expect((out[0] as (typeof out)[0]).ts).not.toBe((out[1] as (typeof out)[0]).ts);
   });
 });
 

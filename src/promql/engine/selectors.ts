@@ -266,6 +266,12 @@ export function upperBoundFrom(ts: ArrayLike<number>, t: number, from: number): 
 /**
  * Evaluates an instant selector over the evaluator's steps (Prometheus evalSeries): at each
  * step t, the newest sample in (t − offset − lookback, t − offset], unless it is a stale marker.
+ *
+ * The output stays live for the whole evaluation of its parent, so it is kept small for the
+ * collector, whose scavenges copy every live array (they were a fifth of a range query over
+ * 10,000 series): each value array is sized once to the step count and trimmed, and series
+ * with a point at every step share one timestamp array. Nothing appends to a selector's
+ * timestamps over more than one step (a step-invariant parent extends one-step outputs only).
  */
 export function evalInstantSelector(
   ctx: QueryContext,
@@ -277,10 +283,15 @@ export function evalInstantSelector(
 ): ESeries[] {
   const lookback = ctx.config.lookbackDelta;
   const out: ESeries[] = [];
+  const steps = end > start ? Math.floor((end - start) / interval) + 1 : 1;
+  let everyStep: number[] | null = null;
+  let spare: number[] | null = null; // a timestamp array left over by a series at every step
   for (const s of series) {
     ctx.checkDone();
-    const ts: number[] = [];
-    const fs: number[] = [];
+    const ts: number[] = spare ?? new Array<number>(steps);
+    spare = null;
+    const fs: number[] = new Array<number>(steps);
+    let n = 0;
     let idx = 0; // first index with time > refTime
     let prevRef = -Infinity;
     for (let t = start; t <= end; t += interval) {
@@ -294,10 +305,23 @@ export function evalInstantSelector(
       ctx.currentSamples++;
       ctx.totalSamples++;
       ctx.checkSamples();
-      ts.push(t);
-      fs.push(s.fs[i] as number);
+      ts[n] = t;
+      fs[n] = s.fs[i] as number;
+      n++;
     }
-    if (ts.length > 0) out.push({ metric: s.labels, ts, fs, dropName: false });
+    if (n === 0) {
+      spare = ts;
+      continue;
+    }
+    if (n === steps && steps > 1) {
+      if (everyStep === null) everyStep = ts;
+      else spare = ts;
+      out.push({ metric: s.labels, ts: everyStep, fs, dropName: false });
+      continue;
+    }
+    ts.length = n;
+    fs.length = n;
+    out.push({ metric: s.labels, ts, fs, dropName: false });
   }
   ctx.updatePeak();
   return out;
