@@ -13,6 +13,7 @@ import {
   type SelectHints,
   type StorageSeries,
 } from '../promql/index.js';
+import { AbortError, ChildAbort } from '../runtime/index.js';
 import type { BlocksStoreQueryable } from './blocks_store_queryable.js';
 import { ChunkSampleReader } from './chunk_samples.js';
 import { mergeSampleIterators, storeSeriesToStorageSeries } from './chunk_series.js';
@@ -154,15 +155,15 @@ async function both<A, B>(
   signal: AbortSignal | undefined,
   start: (signal: AbortSignal) => [Promise<A>, Promise<B>],
 ): Promise<[A, B]> {
-  const controller = new AbortController();
-  const combined =
-    signal === undefined ? controller.signal : AbortSignal.any([signal, controller.signal]);
-  const [a, b] = start(combined);
+  const calls = new ChildAbort(signal);
+  const [a, b] = start(calls.signal);
   try {
     return await Promise.all([a, b]);
   } catch (err) {
-    controller.abort();
+    calls.abort(() => new AbortError('the other source of the query failed'));
     throw err;
+  } finally {
+    calls.release();
   }
 }
 

@@ -85,4 +85,35 @@ describe('doReplicationSet', () => {
     controller.abort();
     await expect(p).rejects.toMatchObject({ name: 'AbortError' });
   });
+
+  it("passes the caller's abort and its reason on to the calls, and lets go of the caller after", async () => {
+    const controller = new AbortController();
+    const seen: AbortSignal[] = [];
+    const p = doReplicationSet(
+      set([inst('a'), inst('b')], 0),
+      (_i, signal) => {
+        seen.push(signal);
+        return new Promise<string>(() => {});
+      },
+      controller.signal,
+    );
+    const reason = new Error('client went away');
+    controller.abort(reason);
+    await expect(p).rejects.toMatchObject({ name: 'AbortError' });
+    expect(seen.map((s) => s.reason as unknown)).toEqual([reason, reason]);
+
+    // Once decided, the caller's signal has no listener of the set's left on it.
+    const caller = new AbortController();
+    let calls: AbortSignal | undefined;
+    await doReplicationSet(
+      set([inst('a')], 0),
+      (_i, signal) => {
+        calls = signal;
+        return Promise.resolve('a');
+      },
+      caller.signal,
+    );
+    caller.abort();
+    expect(calls?.aborted).toBe(false);
+  });
 });

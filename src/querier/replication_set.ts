@@ -5,7 +5,7 @@
  * the set tolerates, naming the failure that tipped it; calls still running are aborted.
  */
 import type { ReplicationSet, RingInstance } from '../ring/index.js';
-import { AbortError } from '../runtime/index.js';
+import { AbortError, ChildAbort } from '../runtime/index.js';
 
 /** One successful answer and the instance that gave it. */
 export interface InstanceResult<T> {
@@ -64,7 +64,8 @@ function zoneTracker(
  * Calls `fn` on every instance of `set` concurrently. Resolves with the answers received
  * by the time the set's quorum was reached, in the set's instance order (so merges do not
  * depend on which reply came first); rejects with the error that made the set fail. The
- * signal handed to `fn` aborts when the outcome is decided or `signal` aborts.
+ * signal handed to `fn` aborts when `signal` does, or when the outcome is decided while
+ * calls are still out.
  */
 export function doReplicationSet<T>(
   set: ReplicationSet,
@@ -75,17 +76,18 @@ export function doReplicationSet<T>(
     set.maxUnavailableZones > 0
       ? zoneTracker(set.instances, set.maxUnavailableZones)
       : defaultTracker(set.instances, set.maxErrors);
-  const controller = new AbortController();
-  const callSignal =
-    signal === undefined ? controller.signal : AbortSignal.any([signal, controller.signal]);
   const answers: (InstanceResult<T> | undefined)[] = set.instances.map(() => undefined);
   if (tracker.succeeded()) return Promise.resolve([]);
+  const calls = new ChildAbort(signal);
+  let pending = set.instances.length;
   return new Promise<InstanceResult<T>[]>((resolve, reject) => {
     let settled = false;
     const finish = (err: Error | undefined): void => {
       if (settled) return;
       settled = true;
-      controller.abort();
+      // Only calls still out are told (all answered is the common case: one ingester).
+      if (pending > 0) calls.abort(() => new AbortError('replication set already decided'));
+      calls.release();
       signal?.removeEventListener('abort', onAbort);
       if (err !== undefined) reject(err);
       else resolve(answers.filter((a): a is InstanceResult<T> => a !== undefined));
@@ -97,14 +99,16 @@ export function doReplicationSet<T>(
       return;
     }
     set.instances.forEach((instance, i) => {
-      fn(instance, callSignal).then(
+      fn(instance, calls.signal).then(
         (value) => {
+          pending--;
           if (settled) return;
           answers[i] = { instance, value };
           tracker.done(instance, false);
           if (tracker.succeeded()) finish(undefined);
         },
         (err: unknown) => {
+          pending--;
           if (settled) return;
           tracker.done(instance, true);
           if (tracker.failed()) finish(err instanceof Error ? err : new Error(String(err)));

@@ -9,6 +9,7 @@ export * from './bucket.js';
 export * from './upload_source.js';
 export * from './forwarding_bucket.js';
 export * from './cache.js';
+export * from './child_abort.js';
 export * from './clock.js';
 export * from './compute.js';
 export * from './env.js';

@@ -77,6 +77,32 @@ describe('frames (JSON envelope, byte arrays attached raw)', () => {
       'malformed frame attachment "x"',
     );
     expect(() => parseFrame(envelope('{"b":'))).toThrow(SyntaxError);
+    // A place holder's key spelt with escapes is still one.
+    expect(() => parseFrame(envelope('{"b":{"\\u0024bytes":[1,5]}}'))).toThrow(
+      'frame attachment [1, 6) overruns its 2 bytes',
+    );
+    expect(parseFrame(envelope('{"b":{"\\u0024bytes":[0,2]}}'))).toEqual({ b: bytes(1, 2) });
+  });
+
+  it('writes what JSON.stringify writes of everything but byte arrays', () => {
+    const value = {
+      when: new Date(0),
+      gone: undefined,
+      f: () => 1,
+      list: [undefined, 1, { toJSON: () => ({ inner: bytes(5) }) }],
+      // A computed key is an own property named __proto__, as JSON.parse makes one.
+      ['__proto__']: { b: bytes(4) },
+    };
+    const back = parseFrame<Record<string, unknown>>(frameBody(value).body);
+    expect(back.when).toBe('1970-01-01T00:00:00.000Z');
+    expect('gone' in back).toBe(false);
+    expect('f' in back).toBe(false);
+    expect(back.list).toEqual([null, 1, { inner: bytes(5) }]);
+    // An own `__proto__` key stays a key: the prototype of what comes back is untouched.
+    expect(Object.getPrototypeOf(back)).toBe(Object.prototype);
+    expect(Object.getOwnPropertyDescriptor(back, '__proto__')?.value).toEqual({ b: bytes(4) });
+    // The caller's value is not changed by framing it.
+    expect(value.list[2]).not.toHaveProperty('inner');
   });
 
   it('turns a malformed message into an invalid_argument RpcError saying what it was', () => {
