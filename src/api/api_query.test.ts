@@ -255,7 +255,8 @@ describe('/api/v1/query', () => {
       type: 'vector',
       vector: [
         { metric: L('a', '1'), t: 1500, f: 1 },
-        { metric: L('a', '2', 'b', '"q"'), t: 1500, f: NaN },
+        // Not ASCII: the cut to a limit is at a byte offset, not a character's.
+        { metric: L('a', '2', 'b', '"q" é 日本 😀'), t: 1500, f: NaN },
         { metric: L('__name__', 'up', 'a', '3'), t: 1500, f: 2.5, dropName: true },
       ],
     };

@@ -102,10 +102,20 @@ export function queryData(
   type: QueryValue['type'],
   result: string,
   stats: EncodedStats | undefined,
-): string {
-  let out = `{"resultType":"${type}","result":${result}`;
-  if (stats !== undefined) out += `,"stats":${encodeStats(stats)}`;
-  return out + '}';
+): string;
+export function queryData(
+  type: QueryValue['type'],
+  result: BodyParts,
+  stats: EncodedStats | undefined,
+): BodyParts;
+export function queryData(
+  type: QueryValue['type'],
+  result: string | BodyParts,
+  stats: EncodedStats | undefined,
+): string | BodyParts {
+  const head = `{"resultType":"${type}","result":`;
+  const tail = (stats === undefined ? '' : `,"stats":${encodeStats(stats)}`) + '}';
+  return typeof result === 'string' ? head + result + tail : [head, ...result, tail];
 }
 
 /** A vector's or matrix's elements as `encodeResult` writes them, apart (undefined otherwise). */
@@ -114,20 +124,50 @@ export function encodeElements(value: QueryValue): EncodedElements | undefined {
   if (value.type === 'vector') texts = value.vector.map(encodeSample);
   else if (value.type === 'matrix') texts = value.matrix.map(encodeSeries);
   else return undefined;
+  const utf8 = new TextEncoder();
+  const bytes = utf8.encode(texts.join(','));
   const ends = new Uint32Array(texts.length);
+  // Byte offsets are the string's offsets unless some text is not ASCII.
+  const ascii =
+    bytes.length === texts.reduce((n, t) => n + t.length, Math.max(0, texts.length - 1));
   let at = 0;
   texts.forEach((t, i) => {
-    at += (i === 0 ? 0 : 1) + t.length;
+    at += (i === 0 ? 0 : 1) + (ascii ? t.length : utf8.encode(t).length);
     ends[i] = at;
   });
-  return { text: texts.join(','), ends };
+  return { bytes, ends };
 }
 
-/** The first `limit` elements (all for `limit` ≤ 0) as the `result` array. */
-export function elementsArray(encoded: EncodedElements, limit: number): string {
+/**
+ * The first `limit` elements (all for `limit` ≤ 0) as the `result` array: the body parts
+ * around them, the elements' bytes in the middle.
+ */
+export function elementsArray(encoded: EncodedElements, limit: number): BodyParts {
   const n = encoded.ends.length;
-  if (limit <= 0 || n <= limit) return `[${encoded.text}]`;
-  return `[${encoded.text.slice(0, encoded.ends[limit - 1])}]`;
+  const bytes =
+    limit <= 0 || n <= limit ? encoded.bytes : encoded.bytes.subarray(0, encoded.ends[limit - 1]);
+  return ['[', bytes, ']'];
+}
+
+/**
+ * A JSON text in pieces: strings, and UTF-8 bytes encoded elsewhere (a query's elements,
+ * megabytes that are copied once into the body, not decoded into a string and encoded back).
+ */
+export type BodyParts = readonly (string | Uint8Array)[];
+
+/** The parts as one UTF-8 body. */
+export function joinBodyParts(parts: BodyParts): Uint8Array<ArrayBuffer> {
+  const utf8 = new TextEncoder();
+  const encoded = parts.map((p) => (typeof p === 'string' ? utf8.encode(p) : p));
+  let length = 0;
+  for (const p of encoded) length += p.byteLength;
+  const out = new Uint8Array(length);
+  let at = 0;
+  for (const p of encoded) {
+    out.set(p, at);
+    at += p.byteLength;
+  }
+  return out;
 }
 
 /** A list of strings in the envelope's (HTML-escaping) encoding. */
@@ -135,16 +175,31 @@ export function encodeStrings(list: readonly string[]): string {
   return `[${list.map((s) => jsonString(s, 'html')).join(',')}]`;
 }
 
-/** The success envelope; `data` is already-encoded JSON. Empty lists are omitted. */
+/**
+ * The success envelope; `data` is already-encoded JSON (in parts: the whole body as bytes).
+ * Empty lists are omitted.
+ */
 export function successBody(
   data: string,
+  warnings?: readonly string[],
+  infos?: readonly string[],
+): string;
+export function successBody(
+  data: string | BodyParts,
+  warnings?: readonly string[],
+  infos?: readonly string[],
+): string | Uint8Array<ArrayBuffer>;
+export function successBody(
+  data: string | BodyParts,
   warnings: readonly string[] = [],
   infos: readonly string[] = [],
-): string {
-  let out = `{"status":"success","data":${data}`;
-  if (warnings.length > 0) out += `,"warnings":${encodeStrings(warnings)}`;
-  if (infos.length > 0) out += `,"infos":${encodeStrings(infos)}`;
-  return out + '}';
+): string | Uint8Array<ArrayBuffer> {
+  let tail = '';
+  if (warnings.length > 0) tail += `,"warnings":${encodeStrings(warnings)}`;
+  if (infos.length > 0) tail += `,"infos":${encodeStrings(infos)}`;
+  tail += '}';
+  const head = '{"status":"success","data":';
+  return typeof data === 'string' ? head + data + tail : joinBodyParts([head, ...data, tail]);
 }
 
 /** The error envelope (Prometheus writes no warnings with errors). */

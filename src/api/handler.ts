@@ -8,7 +8,7 @@ import type { Request, Response } from 'express';
 import type { Annotations } from '../promql/index.js';
 import type { Clock, Logger } from '../runtime/index.js';
 import { tenantOf, writeBody } from '../server/index.js';
-import { errorBody, successBody } from './encode.js';
+import { type BodyParts, errorBody, successBody } from './encode.js';
 import { isUncoded, toApiError } from './errors.js';
 import { type Form, parseForm } from './form.js';
 
@@ -24,7 +24,8 @@ const MAX_INFOS = 10;
 /** What an endpoint answers: encoded JSON data with its annotations, or nothing (204). */
 export type ApiResult =
   | {
-      readonly data: string;
+      /** In parts when some are bytes already (a query's encoded elements). */
+      readonly data: string | BodyParts;
       readonly warnings?: readonly string[];
       readonly infos?: readonly string[];
     }

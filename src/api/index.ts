@@ -28,8 +28,10 @@ export {
 } from './engine_select.js';
 export { DEFAULT_MAX_POINTS_PER_SERIES, parseQueryParam } from './query_handlers.js';
 export {
+  type BodyParts,
   elementsArray,
   encodeElements,
+  joinBodyParts,
   encodeLabels,
   encodeQueryData,
   encodeResult,

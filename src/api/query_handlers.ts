@@ -9,7 +9,13 @@ import type { Expr, QueryOptions, QueryResult, QueryValue } from '../promql/inde
 import { documentedType, exprType, parseExpr } from '../promql/parser/index.js';
 import type { Form } from './form.js';
 import { withDeadline } from './deadline.js';
-import { type EncodedStats, elementsArray, encodeQueryData, queryData } from './encode.js';
+import {
+  type BodyParts,
+  type EncodedStats,
+  elementsArray,
+  encodeQueryData,
+  queryData,
+} from './encode.js';
 import { selectEngine } from './engine_select.js';
 import { badData, invalidParam, param } from './errors.js';
 import {
@@ -119,7 +125,7 @@ async function evaluate(
   );
   const elapsed = Math.max(0, deps.clock.now() - start);
   const stats = ctx.form.get('stats') === '' ? undefined : statsOf(result, elapsed);
-  let data: string;
+  let data: string | BodyParts;
   let truncated: boolean;
   if (result.encoded === undefined) {
     const cut = truncate(result.value, params.limit);

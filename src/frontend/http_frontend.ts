@@ -219,7 +219,7 @@ async function answerJson(
   req: Request,
   res: Response,
   form: Form,
-  answer: (signal: AbortSignal) => Promise<string>,
+  answer: (signal: AbortSignal) => Promise<string | Uint8Array>,
 ): Promise<void> {
   const tenant = tenantOf(res);
   const started = deps.stats.start();

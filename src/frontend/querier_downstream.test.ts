@@ -18,8 +18,9 @@ import { encodeRangeResponse } from './range_response.js';
 const BODY =
   '{"status":"success", "data":{"result":[{"metric":{"__name__":"up"},"values":[[1,"1"]]}],"resultType":"matrix"}}';
 
-function roundTrip(status: number, body: string): RoundTrip {
-  return () => Promise.resolve({ status, headers: {}, body: new TextEncoder().encode(body) });
+function roundTrip(status: number, body: string | Uint8Array): RoundTrip {
+  const bytes = typeof body === 'string' ? new TextEncoder().encode(body) : body;
+  return () => Promise.resolve({ status, headers: {}, body: bytes });
 }
 
 const request = parseRangeRequest(
@@ -34,9 +35,14 @@ const request = parseRangeRequest(
 const signal = new AbortController().signal;
 
 describe('querierRangeHandler', () => {
-  it('passes a successful body through unchanged', async () => {
-    const resp = await querierRangeHandler(roundTrip(200, BODY), '/q', () => true)(request, signal);
-    expect(encodeRangeResponse(resp)).toBe(BODY);
+  it('passes a successful body through unchanged: the same bytes, not decoded', async () => {
+    const bytes = new TextEncoder().encode(BODY);
+    const resp = await querierRangeHandler(
+      roundTrip(200, bytes),
+      '/q',
+      () => true,
+    )(request, signal);
+    expect(encodeRangeResponse(resp)).toBe(bytes);
   });
 
   it('decodes and re-encodes the body otherwise', async () => {

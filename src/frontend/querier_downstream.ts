@@ -33,13 +33,12 @@ export function querierRangeHandler(
       { method: 'POST', url: path, headers, body: new TextEncoder().encode(body) },
       signal,
     );
-    const text = decoder.decode(answer.body);
     const status = answer.status ?? 502;
-    if (status !== 200) throw querierError(status, text);
+    if (status !== 200) throw querierError(status, decoder.decode(answer.body));
     const responseHeaders = new Map<string, string[]>();
     for (const [name, value] of Object.entries(answer.headers)) responseHeaders.set(name, [value]);
     if (passThrough(req))
-      return { series: [], warnings: [], infos: [], headers: responseHeaders, body: text };
-    return decodeRangeResponse(text, responseHeaders);
+      return { series: [], warnings: [], infos: [], headers: responseHeaders, body: answer.body };
+    return decodeRangeResponse(decoder.decode(answer.body), responseHeaders);
   };
 }

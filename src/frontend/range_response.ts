@@ -23,9 +23,10 @@ export interface RangeResponse {
   /**
    * The querier's body itself, not decoded (the series and messages above are then empty):
    * what a chain that never reads or rebuilds answers passes through, and the encoder sends
-   * as it is. Never set on a response built from another.
+   * as it is (its bytes: neither decoded into a string nor encoded back). Never set on a
+   * response built from another.
    */
-  readonly body?: string;
+  readonly body?: Uint8Array;
 }
 
 export const EMPTY_HEADERS: ReadonlyMap<string, readonly string[]> = new Map();
@@ -36,7 +37,7 @@ export class RangeResponseDecodeError extends Error {
 }
 
 /** The success envelope the querier writes (status 200). */
-export function encodeRangeResponse(resp: RangeResponse): string {
+export function encodeRangeResponse(resp: RangeResponse): string | Uint8Array {
   if (resp.body !== undefined) return resp.body;
   const value = { type: 'matrix' as const, matrix: resp.series as Series[] };
   let data = `{"resultType":"matrix","result":${encodeResult(value)}`;

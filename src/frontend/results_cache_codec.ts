@@ -54,9 +54,11 @@ export function hashKey(key: string): string {
 }
 
 export function encodeCachedResponse(value: CachedResponse): Uint8Array {
-  const extents = value.extents.map(
-    (e) => `{"start":${e.start},"end":${e.end},"response":${encodeRangeResponse(e.response)}}`,
-  );
+  const extents = value.extents.map((e) => {
+    const response = encodeRangeResponse(e.response);
+    const json = typeof response === 'string' ? response : new TextDecoder().decode(response);
+    return `{"start":${e.start},"end":${e.end},"response":${json}}`;
+  });
   const json =
     `{"format":${JSON.stringify(CACHED_RESPONSE_FORMAT)},"key":${JSON.stringify(value.key)},` +
     `"extents":[${extents.join(',')}]}`;

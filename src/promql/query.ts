@@ -59,13 +59,14 @@ export interface QueryOptions {
 
 /**
  * A vector's or matrix's elements already written as the HTTP API writes them: their JSON
- * texts joined by commas, and the offset in `text` where each element ends. An engine that
- * evaluates on another thread answers so when asked (`QueryOptions.encodeResult`): encoding
- * there spares the caller's thread decoding and encoding what may be megabytes.
+ * texts joined by commas in UTF-8, and the byte offset in `bytes` where each element ends.
+ * An engine that evaluates on another thread answers so when asked
+ * (`QueryOptions.encodeResult`): encoding there spares the caller's thread decoding and
+ * encoding what may be megabytes, and bytes cross and are written out without a copy.
  */
 export interface EncodedElements {
-  readonly text: string;
-  readonly ends: Uint32Array;
+  readonly bytes: Uint8Array<ArrayBuffer>;
+  readonly ends: Uint32Array<ArrayBuffer>;
 }
 
 /** Counters the API returns with `stats=all` (Prometheus stats.QueryStats subset). */

@@ -2,7 +2,7 @@
 // annotations, statistics and errors, whether storage hands it chunks or decoded samples.
 // Jobs run on an inline pool here (the worker-thread pool is tested in runtime/real).
 import { describe, expect, it } from 'vitest';
-import { elementsArray, encodeResult } from '../api/index.js';
+import { elementsArray, encodeResult, joinBodyParts } from '../api/index.js';
 import { Labels } from '../model/index.js';
 import { Engine } from '../promql/engine/index.js';
 import { VectorEngine } from '../promql/vector/index.js';
@@ -21,6 +21,9 @@ import { ManualClock } from '../runtime/testing/index.js';
 import { rawChunksFromSamples } from '../tsdb/index.js';
 import { storeSeriesToStorageSeries } from './chunk_series.js';
 import { OffloadedEngine } from './offload_engine.js';
+
+const text = (parts: Parameters<typeof joinBodyParts>[0]): string =>
+  new TextDecoder().decode(joinBodyParts(parts));
 
 const CLOCK = new ManualClock(0);
 
@@ -181,7 +184,7 @@ describe.each([
         );
         const encoded = got.encoded;
         if (encoded === undefined) throw new Error('no encoded elements');
-        expect(elementsArray(encoded, 0)).toBe(encodeResult(want.value));
+        expect(text(elementsArray(encoded, 0))).toBe(encodeResult(want.value));
         // Cut to a limit, as the API's `limit` parameter does.
         const n =
           want.value.type === 'vector' ? want.value.vector.length : want.value.matrix.length;
@@ -190,7 +193,7 @@ describe.each([
             want.value.type === 'vector'
               ? { type: 'vector' as const, vector: want.value.vector.slice(0, limit) }
               : { type: 'matrix' as const, matrix: want.value.matrix.slice(0, limit) };
-          expect(elementsArray(encoded, limit)).toBe(encodeResult(cut));
+          expect(text(elementsArray(encoded, limit))).toBe(encodeResult(cut));
         }
       }
     },

@@ -333,7 +333,7 @@ export function encodeResult(
     });
     return {
       result: { ...result, encoded },
-      transfer: [...transfer, encoded.ends.buffer as ArrayBuffer],
+      transfer: [...transfer, encoded.ends.buffer, encoded.bytes.buffer],
     };
   }
   const v = r.value;

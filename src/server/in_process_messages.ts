@@ -264,7 +264,8 @@ export function createServerResponse(
         const answerHeaders: Record<string, string> = {};
         for (const [k, v] of headers)
           answerHeaders[k] = Array.isArray(v.value) ? v.value.join(', ') : String(v.value);
-        const body = Buffer.concat(chunks);
+        // One chunk (a whole body written at once) is handed on as it is, not copied.
+        const body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
         hooks.onEnd({
           status: res.statusCode,
           headers: answerHeaders,
