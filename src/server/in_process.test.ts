@@ -5,6 +5,8 @@ import { HttpError } from './errors.js';
 import { HttpServer, tenantOf, writeText } from './http_server.js';
 import { dispatchInProcess } from './in_process.js';
 
+const BYTES = new Uint8Array([1, 2, 3, 4, 5]);
+
 function server(): HttpServer {
   const s = new HttpServer(
     {
@@ -41,6 +43,20 @@ function server(): HttpServer {
   });
   s.registerRoute({
     methods: ['GET'],
+    path: '/bytes',
+    module: 'test',
+    description: 'answers BYTES in one piece, then in two',
+    tenant: false,
+    handler: (req, res) => {
+      if (req.query['parts'] === undefined) res.end(BYTES);
+      else {
+        res.write(BYTES.subarray(0, 2));
+        res.end(BYTES.subarray(2));
+      }
+    },
+  });
+  s.registerRoute({
+    methods: ['GET'],
     path: '/never',
     module: 'test',
     description: 'never answers',
@@ -73,6 +89,15 @@ describe('dispatchInProcess', () => {
     );
     expect(answer.status).toBe(200);
     expect(new TextDecoder().decode(answer.body)).toBe('team-a POST /echo?x=1 query=up\n');
+  });
+
+  it('hands a body written in one piece on as it is, and joins one written in pieces', async () => {
+    const whole = await dispatchInProcess(server().handler, init('/bytes'));
+    expect(whole.body).toEqual(BYTES);
+    expect(whole.body.buffer).toBe(BYTES.buffer);
+    const parts = await dispatchInProcess(server().handler, init('/bytes?parts=1'));
+    expect(parts.body).toEqual(BYTES);
+    expect(parts.body.buffer).not.toBe(BYTES.buffer);
   });
 
   it("answers errors through the server's error table and unknown paths with 404", async () => {
