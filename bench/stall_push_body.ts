@@ -22,10 +22,10 @@ export class StallPushBody {
   /** Offset of each sample's value (its timestamp's varint follows the next tag). */
   private readonly valueAt: Int32Array;
 
-  constructor(series: readonly (readonly [string, string])[][]) {
+  constructor(series: readonly [string, string][][]) {
     const req = buildWriteRequest({
       series: series.map((labels) => ({
-        labels: labels.map(([k, v]) => [k, v] as [string, string]),
+        labels,
         samples: [{ value: SENTINEL, timestamp: TS_MIN }],
       })),
     });

@@ -46,6 +46,12 @@ export function encodeRangeResponse(resp: RangeResponse): string | Uint8Array {
   return successBody(data, resp.warnings, resp.infos);
 }
 
+/** encodeRangeResponse as text (a pass-through body decoded), where a string is needed. */
+export function encodeRangeResponseText(resp: RangeResponse): string {
+  const body = encodeRangeResponse(resp);
+  return typeof body === 'string' ? body : new TextDecoder().decode(body);
+}
+
 function fail(what: string): never {
   throw new RangeResponseDecodeError(`error decoding response: ${what}`);
 }

@@ -14,7 +14,7 @@
  */
 import type { RangeRequest } from './range_request.js';
 import {
-  encodeRangeResponse,
+  encodeRangeResponseText,
   rangeResponseFromJson,
   type RangeResponse,
 } from './range_response.js';
@@ -54,11 +54,9 @@ export function hashKey(key: string): string {
 }
 
 export function encodeCachedResponse(value: CachedResponse): Uint8Array {
-  const extents = value.extents.map((e) => {
-    const response = encodeRangeResponse(e.response);
-    const json = typeof response === 'string' ? response : new TextDecoder().decode(response);
-    return `{"start":${e.start},"end":${e.end},"response":${json}}`;
-  });
+  const extents = value.extents.map(
+    (e) => `{"start":${e.start},"end":${e.end},"response":${encodeRangeResponseText(e.response)}}`,
+  );
   const json =
     `{"format":${JSON.stringify(CACHED_RESPONSE_FORMAT)},"key":${JSON.stringify(value.key)},` +
     `"extents":[${extents.join(',')}]}`;

@@ -20,12 +20,12 @@ import {
   buildRangeHandler,
   DEFAULT_RANGE_MIDDLEWARES_CONFIG,
 } from './range_middlewares.js';
-import { decodeRangeResponse, encodeRangeResponse } from './range_response.js';
+import {
+  decodeRangeResponse,
+  encodeRangeResponse,
+  encodeRangeResponseText,
+} from './range_response.js';
 import { engineDownstream, engineRangeBody, rangeRequest } from './test_helpers.js';
-
-/** A body as text (pass-through bodies stay the querier's bytes). */
-const bodyText = (b: string | Uint8Array): string =>
-  typeof b === 'string' ? b : new TextDecoder().decode(b);
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;
@@ -252,10 +252,10 @@ describe('sharded answers equal the unsharded query', () => {
       const want = await outcome(async () =>
         reference === undefined
           ? engineRangeBody(engine, storage, req)
-          : bodyText(encodeRangeResponse(await reference(req, new AbortController().signal))),
+          : encodeRangeResponseText(await reference(req, new AbortController().signal)),
       );
       const got = await outcome(async () =>
-        bodyText(encodeRangeResponse(await frontend(req, new AbortController().signal))),
+        encodeRangeResponseText(await frontend(req, new AbortController().signal)),
       );
       if (!want.ok || !got.ok) {
         expect(got, what).toEqual(want);

@@ -88,16 +88,16 @@ export function doReplicationSet<T>(
       // Only calls still out are told (all answered is the common case: one ingester).
       if (pending > 0) calls.abort(() => new AbortError('replication set already decided'));
       calls.release();
-      signal?.removeEventListener('abort', onAbort);
       if (err !== undefined) reject(err);
       else resolve(answers.filter((a): a is InstanceResult<T> => a !== undefined));
     };
+    // The calls' signal follows the caller's: one listener on the caller's signal, not two.
     const onAbort = (): void => finish(new AbortError('query to ingesters aborted'));
-    signal?.addEventListener('abort', onAbort, { once: true });
-    if (signal?.aborted === true) {
+    if (calls.signal.aborted) {
       onAbort();
       return;
     }
+    calls.signal.addEventListener('abort', onAbort, { once: true });
     set.instances.forEach((instance, i) => {
       fn(instance, calls.signal).then(
         (value) => {
