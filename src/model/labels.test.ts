@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { compareGoStrings, goQuote } from './go_strings.js';
 import { DuplicateLabelError, Labels } from './labels.js';
 import {
@@ -331,5 +331,94 @@ describe('Labels.without and the joined() form it passes on', () => {
     expect(l.joined()).toBe('a\u00001\u0000b\u00002');
     expect(l.withoutName()).toBe(l);
     expect(() => Labels.fromSortedFlatJoined(['b', '1', 'a', '2'], '')).toThrow(/out of order/);
+  });
+});
+
+describe('Labels.fromJoined (a set split only when its names and values are needed)', () => {
+  const names = fc.constantFrom<string>('__name__', '__type__', 'a', 'job', 'zone', 'A', '_x');
+  const value = fc.string({ maxLength: 4 }).filter((v) => !v.includes('\0'));
+  const sets = fc
+    .uniqueArray(fc.tuple(names, value), { selector: ([n]) => n, maxLength: 6 })
+    .map((pairs) => Labels.fromPairs(pairs));
+  const lazy = (l: Labels): Labels => Labels.fromJoined(l.joined(), l.length);
+
+  it('answers every question as the set it was joined from', () => {
+    fc.assert(
+      fc.property(sets, sets, fc.array(names, { maxLength: 3 }), (l, other, drop) => {
+        const z = lazy(l);
+        expect(z.length).toBe(l.length);
+        expect(z.isEmpty()).toBe(l.isEmpty());
+        for (const n of ['__name__', 'a', 'A', 'job', 'zone', '_x', 'missing']) {
+          expect(z.find(n)).toBe(l.find(n));
+          expect(z.get(n)).toBe(l.get(n));
+          expect(z.has(n)).toBe(l.has(n));
+        }
+        const dropped = z.without(...drop);
+        const want = l.without(...drop);
+        expect(dropped.equals(want) && want.equals(dropped)).toBe(true);
+        expect(dropped.joined()).toBe(want.joined());
+        expect(dropped.key()).toBe(want.key());
+        expect(z.withoutName().equals(l.withoutName())).toBe(true);
+        expect(z.key()).toBe(l.key());
+        expect(lazy(l).equals(l) && l.equals(lazy(l))).toBe(true);
+        expect(z.equals(lazy(other))).toBe(l.equals(other));
+        expect(Labels.compare(lazy(l), lazy(other))).toBe(Labels.compare(l, other));
+        expect(lazy(l).sortKey()).toBe(l.sortKey());
+        expect(lazy(l).hash()).toBe(l.hash());
+        expect(lazy(l).lookupHash()).toBe(l.lookupHash());
+        expect(lazy(l).toString()).toBe(l.toString());
+        expect([...lazy(l)]).toEqual([...l]);
+        // (The empty set is the one EMPTY, its hashes cached above.)
+        if (!l.isEmpty()) expect(lazy(l)).toEqual(Labels.fromPairs([...l]));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('is not split to be keyed, compared, asked for a value or cut by leading labels', () => {
+    const split = vi.spyOn(String.prototype, 'split');
+    try {
+      const z = Labels.fromJoined('__name__\0up\0job\0a', 2);
+      expect(z.get('job')).toBe('a');
+      expect(z.find('zone')).toBe(undefined);
+      expect(z.key()).toBe('__name__\0up\0job\0a');
+      expect(z.equals(Labels.fromJoined('__name__\0up\0job\0a', 2))).toBe(true);
+      expect(z.equals(Labels.fromJoined('__name__\0up\0job\0b', 2))).toBe(false);
+      expect(z.withoutName().joined()).toBe('job\0a');
+      expect(z.without('job', '__name__')).toBe(Labels.EMPTY);
+      expect(z.sortKey()).toBe('__name__\0up\0job\0a');
+      expect(split).not.toHaveBeenCalled();
+      // A dropped label after a kept one needs the split.
+      const upper = Labels.fromJoined('A\x001\0__name__\0up', 2);
+      expect(upper.withoutName().joined()).toBe('A\x001');
+      expect(split).toHaveBeenCalledTimes(1);
+    } finally {
+      split.mockRestore();
+    }
+    expect(Labels.fromJoined('', 0)).toBe(Labels.EMPTY);
+  });
+});
+
+describe('Labels.key', () => {
+  it('is the joined form of a NUL-free set and never the key of another set', () => {
+    const withNul = [
+      Labels.fromStrings('a', '\0'),
+      Labels.fromStrings('a', '\0', 'b', 'x'),
+      Labels.fromStrings('a', 'x\0y\0z'),
+      Labels.fromStrings('a', '\0', 'b', '\0'),
+    ];
+    const plain = [
+      Labels.EMPTY,
+      Labels.fromStrings('a', 'x', 'b', 'y'),
+      Labels.fromStrings('a', ''),
+    ];
+    for (const l of plain) expect(l.key()).toBe(l.joined());
+    const keys = [...withNul, ...plain].map((l) => l.key());
+    expect(new Set(keys).size).toBe(keys.length);
+    for (const l of withNul) {
+      // An even number of NULs: a NUL-free set's joined form holds an odd number (2n - 1).
+      expect(l.key().split('\0').length % 2).toBe(1);
+      expect(Labels.fromPairs([...l]).key()).toBe(l.key());
+    }
   });
 });

@@ -22,6 +22,8 @@ const SORT_KEY_MIN_ITEMS = 64;
  * separator) and code units where JavaScript's string order and Go's (UTF-8 bytes) part.
  */
 const UNSAFE_FOR_KEYS = /[\0\uD800-\uFFFF]/;
+/** UNSAFE_FOR_KEYS but NUL: for a joined form whose only NULs are its separators. */
+const UNSAFE_CODE_UNITS = /[\uD800-\uFFFF]/;
 
 /** Thrown when a label set is built with the same name twice. */
 export class DuplicateLabelError extends Error {
@@ -34,8 +36,13 @@ export class DuplicateLabelError extends Error {
 export class Labels implements Iterable<Label> {
   static readonly EMPTY: Labels = new Labels([]);
 
-  /** Interleaved name, value, name, value … in ascending name order. */
-  private readonly pairs: readonly string[];
+  /**
+   * Interleaved name, value, name, value … in ascending name order; undefined while a set
+   * made by `fromJoined` has not been split yet (see `flat`). True-private (#), as #joined.
+   */
+  #pairs: readonly string[] | undefined;
+  /** The number of labels (known before the pairs are). */
+  readonly #count: number;
   private cachedHash: bigint | undefined;
   /** lookupHash() once computed; -1 before. */
   private cachedLookupHash = -1;
@@ -55,8 +62,62 @@ export class Labels implements Iterable<Label> {
    */
   seriesHint: object | undefined = undefined;
 
-  private constructor(pairs: readonly string[]) {
-    this.pairs = pairs;
+  private constructor(pairs: readonly string[] | undefined, count = (pairs?.length ?? 0) / 2) {
+    this.#pairs = pairs;
+    this.#count = count;
+  }
+
+  /**
+   * A set known only by its `joined()` form until something needs its names and values
+   * one by one (it is split then, once): the evaluation thread receives thousands of sets
+   * of a select this way, and most of them are only hashed by that form, cut by a leading
+   * `__name__` or asked for one value. The caller vouches that `joined` is the joined form
+   * of a valid set of `count` labels (sorted, no name twice) in which no string holds a
+   * NUL: the packing of such a set by another thread.
+   */
+  static fromJoined(joined: string, count: number): Labels {
+    if (count === 0) return Labels.EMPTY;
+    const l = new Labels(undefined, count);
+    l.#joined = joined;
+    l.#nulFree = true;
+    return l;
+  }
+
+  /** The pairs, split from the joined form on first use by a set made by `fromJoined`. */
+  private flat(): readonly string[] {
+    let p = this.#pairs;
+    if (p === undefined) {
+      p = (this.#joined as string).split('\0');
+      if (p.length !== 2 * this.#count)
+        throw new Error(`label set of ${this.#count} labels split into ${p.length} strings`);
+      this.#pairs = p;
+    }
+    return p;
+  }
+
+  /**
+   * Where `name`'s value starts in the joined form of a set not split yet, or -1 when the
+   * set has no such label: a walk over the separators that allocates nothing.
+   */
+  private valueStart(name: string): number {
+    const j = this.#joined as string;
+    const n = name.length;
+    let at = 0;
+    for (let i = 0; i < this.#count; i++) {
+      const nameEnd = j.indexOf('\0', at);
+      if (nameEnd - at === n && j.startsWith(name, at)) return nameEnd + 1;
+      const valueEnd = j.indexOf('\0', nameEnd + 1);
+      if (valueEnd < 0) return -1;
+      at = valueEnd + 1;
+    }
+    return -1;
+  }
+
+  /** The value starting at `from` in the joined form (up to the next separator or the end). */
+  private valueFrom(from: number): string {
+    const j = this.#joined as string;
+    const end = j.indexOf('\0', from);
+    return end < 0 ? j.slice(from) : j.slice(from, end);
   }
 
   /** From `{name: value}`; object keys are unique, so this cannot fail on duplicates. */
@@ -150,8 +211,8 @@ export class Labels implements Iterable<Label> {
 
   /** Prometheus labels.Compare: by name then value, pair by pair; then the shorter set first. */
   static compare(a: Labels, b: Labels): number {
-    const x = a.pairs;
-    const y = b.pairs;
+    const x = a.flat();
+    const y = b.flat();
     const n = Math.min(x.length, y.length);
     for (let i = 0; i < n; i++) {
       if (x[i] !== y[i]) return compareGoStrings(x[i] as string, y[i] as string);
@@ -190,7 +251,7 @@ export class Labels implements Iterable<Label> {
   }
 
   get length(): number {
-    return this.pairs.length / 2;
+    return this.#count;
   }
 
   /**
@@ -199,7 +260,7 @@ export class Labels implements Iterable<Label> {
    */
   joined(): string {
     if (this.#joined === undefined) {
-      this.#joined = this.pairs.join('\0');
+      this.#joined = this.flat().join('\0');
     }
     return this.#joined;
   }
@@ -210,7 +271,11 @@ export class Labels implements Iterable<Label> {
    */
   sortKey(): string | undefined {
     const joined = this.joined();
-    this.#sortable ??= !this.pairs.some((p) => UNSAFE_FOR_KEYS.test(p));
+    // A set not split yet is NUL-free: its joined form is tested as it is.
+    this.#sortable ??=
+      this.#pairs === undefined
+        ? !UNSAFE_CODE_UNITS.test(joined)
+        : !this.#pairs.some((p) => UNSAFE_FOR_KEYS.test(p));
     return this.#sortable ? joined : undefined;
   }
 
@@ -220,11 +285,11 @@ export class Labels implements Iterable<Label> {
    * one string per set, not every name and value).
    */
   nulFree(): boolean {
-    return (this.#nulFree ??= !this.pairs.some((p) => p.includes('\0')));
+    return (this.#nulFree ??= !this.flat().some((p) => p.includes('\0')));
   }
 
   isEmpty(): boolean {
-    return this.pairs.length === 0;
+    return this.#count === 0;
   }
 
   nameAt(i: number): string {
@@ -236,18 +301,19 @@ export class Labels implements Iterable<Label> {
   }
 
   private pairAt(index: number): string {
-    const s = this.pairs[index];
+    const s = this.flat()[index];
     if (s === undefined)
       throw new RangeError(`label index ${index >> 1} out of range for ${this.length} labels`);
     return s;
   }
 
   private indexOf(name: string): number {
+    const pairs = this.flat();
     let lo = 0;
     let hi = this.length - 1;
     while (lo <= hi) {
       const mid = (lo + hi) >> 1;
-      const c = compareGoStrings(this.pairs[2 * mid] as string, name);
+      const c = compareGoStrings(pairs[2 * mid] as string, name);
       if (c === 0) return mid;
       if (c < 0) lo = mid + 1;
       else hi = mid - 1;
@@ -257,28 +323,38 @@ export class Labels implements Iterable<Label> {
 
   /** The value of `name`, or '' when absent (as in Prometheus, an empty value means "unset"). */
   get(name: string): string {
+    return this.find(name) ?? '';
+  }
+
+  /** The value of `name`, or undefined when absent (present with an empty value: ''). */
+  find(name: string): string | undefined {
+    if (this.#pairs === undefined) {
+      const at = this.valueStart(name);
+      return at < 0 ? undefined : this.valueFrom(at);
+    }
     const i = this.indexOf(name);
-    return i < 0 ? '' : (this.pairs[2 * i + 1] as string);
+    return i < 0 ? undefined : this.#pairs[2 * i + 1];
   }
 
   has(name: string): boolean {
-    return this.indexOf(name) >= 0;
+    return this.#pairs === undefined ? this.valueStart(name) >= 0 : this.indexOf(name) >= 0;
   }
 
   /** Calls fn for each label in order without allocating Label objects. */
   forEach(fn: (name: string, value: string) => void): void {
-    const p = this.pairs;
+    const p = this.flat();
     for (let i = 0; i < p.length; i += 2) fn(p[i] as string, p[i + 1] as string);
   }
 
   *[Symbol.iterator](): Iterator<Label> {
-    const p = this.pairs;
+    const p = this.flat();
     for (let i = 0; i < p.length; i += 2) yield { name: p[i] as string, value: p[i + 1] as string };
   }
 
   names(): string[] {
     const out: string[] = [];
-    for (let i = 0; i < this.pairs.length; i += 2) out.push(this.pairs[i] as string);
+    const p = this.flat();
+    for (let i = 0; i < p.length; i += 2) out.push(p[i] as string);
     return out;
   }
 
@@ -296,7 +372,11 @@ export class Labels implements Iterable<Label> {
    * passed on as its tail, so engines dropping names build no new key strings.
    */
   without(...names: string[]): Labels {
-    const p = this.pairs;
+    if (this.#pairs === undefined) {
+      const cut = this.withoutLeading(names);
+      if (cut !== undefined) return cut;
+    }
+    const p = this.flat();
     let flat: string[] | undefined;
     // Characters of joined() before the first kept label, while every dropped one leads.
     let cut = 0;
@@ -315,18 +395,69 @@ export class Labels implements Iterable<Label> {
     if (flat === undefined) return this;
     const out = new Labels(flat);
     if (leading && this.#joined !== undefined) out.#joined = this.#joined.slice(cut);
+    // Fewer labels of a NUL-free set hold no NUL either.
+    if (this.#nulFree === true) out.#nulFree = true;
     return out;
+  }
+
+  /**
+   * `without` for a set not split yet, when none of `names` is in it or only leading labels
+   * are (`__name__` nearly always leads): the joined form's tail, nothing split. Undefined
+   * when a dropped label follows a kept one (the caller splits the set then).
+   */
+  private withoutLeading(names: readonly string[]): Labels | undefined {
+    const j = this.#joined as string;
+    const count = this.#count;
+    let at = 0;
+    let dropped = 0;
+    let cut = 0;
+    for (let i = 0; i < count; i++) {
+      const nameEnd = j.indexOf('\0', at);
+      const valueEnd = i === count - 1 ? j.length : j.indexOf('\0', nameEnd + 1);
+      let hit = false;
+      for (let k = 0; k < names.length && !hit; k++) {
+        const n = names[k] as string;
+        hit = n.length === nameEnd - at && j.startsWith(n, at);
+      }
+      if (hit) {
+        if (dropped < i) return undefined;
+        dropped++;
+        cut = valueEnd + 1;
+      }
+      at = valueEnd + 1;
+    }
+    return dropped === 0 ? this : Labels.fromJoined(j.slice(cut), count - dropped);
   }
 
   /** The same set without `__name__`. */
   withoutName(): Labels {
-    return this.has(METRIC_NAME_LABEL) ? this.without(METRIC_NAME_LABEL) : this;
+    return this.without(METRIC_NAME_LABEL);
+  }
+
+  /**
+   * A string identifying the set in this process: equal for equal sets. For a NUL-free set
+   * (nearly all) it is the joined form, which also differs between different sets. A set
+   * holding a NUL gets the form Prometheus hashes (name 0xff value 0xff …) ended by one or
+   * two NULs, so that its key holds an even number of NULs: a NUL-free set's joined form
+   * holds an odd number (2n − 1) or is empty, so the two kinds never share a key.
+   */
+  key(): string {
+    if (this.nulFree()) return this.joined();
+    let k = '';
+    let nuls = 0;
+    for (const s of this.flat()) {
+      k += s + '\xff';
+      for (let i = s.indexOf('\0'); i >= 0; i = s.indexOf('\0', i + 1)) nuls++;
+    }
+    return k + (nuls % 2 === 0 ? '\0\0' : '\0');
   }
 
   equals(other: Labels): boolean {
     if (this === other) return true;
-    const x = this.pairs;
-    const y = other.pairs;
+    // Two NUL-free sets are equal exactly when their joined forms are (no split needed).
+    if (this.#nulFree === true && other.#nulFree === true) return this.joined() === other.joined();
+    const x = this.flat();
+    const y = other.flat();
     if (x.length !== y.length) return false;
     for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return false;
     return true;
@@ -340,7 +471,7 @@ export class Labels implements Iterable<Label> {
     if (this.cachedHash !== undefined) return this.cachedHash;
     const chunks: Uint8Array[] = [];
     let size = 0;
-    for (const s of this.pairs) {
+    for (const s of this.flat()) {
       const bytes = encoder.encode(s);
       chunks.push(bytes);
       size += bytes.length + 1;
@@ -366,7 +497,7 @@ export class Labels implements Iterable<Label> {
     if (this.cachedLookupHash >= 0) return this.cachedLookupHash;
     let a = 0x811c9dc5;
     let b = 0x9747b28c;
-    for (const s of this.pairs) {
+    for (const s of this.flat()) {
       for (let i = 0; i < s.length; i++) {
         const c = s.charCodeAt(i);
         a = Math.imul(a ^ c, 0x01000193);
@@ -394,11 +525,12 @@ export class Labels implements Iterable<Label> {
    */
   toString(): string {
     let out = '{';
-    for (let i = 0; i < this.pairs.length; i += 2) {
+    const p = this.flat();
+    for (let i = 0; i < p.length; i += 2) {
       if (i > 0) out += ', ';
-      const name = this.pairs[i] as string;
+      const name = p[i] as string;
       out += isValidLegacyLabelName(name) ? name : goQuote(name);
-      out += '=' + goQuote(this.pairs[i + 1] as string);
+      out += '=' + goQuote(p[i + 1] as string);
     }
     return out + '}';
   }

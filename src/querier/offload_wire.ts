@@ -113,28 +113,23 @@ function unpackLabels(packed: PackedLabels): Labels[] {
       out.push(Labels.EMPTY);
       continue;
     }
-    let flat: string[];
-    let joined: string;
     if (head >= JOINED_ONLY) {
-      joined = text.slice(at, at + (lengths[k++] as number));
+      // Split only when something needs the names and values one by one (Labels.fromJoined):
+      // most of a large select's sets are only keyed by this form or cut by their name.
+      const joined = text.slice(at, at + (lengths[k++] as number));
       at += joined.length + 1;
-      flat = joined.split('\0');
-      if (flat.length !== head - JOINED_ONLY)
-        throw new Error(
-          `packed label set of ${head - JOINED_ONLY} strings split into ${flat.length}`,
-        );
-    } else {
-      const from = at;
-      flat = new Array<string>(head);
-      for (let i = 0; i < head; i++) {
-        const end = at + (lengths[k++] as number);
-        flat[i] = text.slice(at, end);
-        at = end + 1;
-      }
-      // The set's stretch of text, less its closing separator, is its joined() form.
-      joined = text.slice(from, at - 1);
+      out.push(Labels.fromJoined(joined, (head - JOINED_ONLY) / 2));
+      continue;
     }
-    out.push(Labels.fromSortedFlatJoined(flat, joined));
+    const from = at;
+    const flat = new Array<string>(head);
+    for (let i = 0; i < head; i++) {
+      const end = at + (lengths[k++] as number);
+      flat[i] = text.slice(at, end);
+      at = end + 1;
+    }
+    // The set's stretch of text, less its closing separator, is its joined() form.
+    out.push(Labels.fromSortedFlatJoined(flat, text.slice(from, at - 1)));
   }
   return out;
 }

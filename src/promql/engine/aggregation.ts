@@ -81,10 +81,13 @@ export function groupingKey(
     metric.forEach((n, v) => {
       if (n !== '__name__' && !grouping.has(n)) k += n + '\xff' + v + '\xff';
     });
-  } else if (grouping.size > 0) {
-    metric.forEach((n, v) => {
-      if (grouping.has(n)) k += n + '\xff' + v + '\xff';
-    });
+  } else {
+    // Looked up name by name: a set not split yet (a select's, on the evaluation thread) is
+    // walked, not split; every series of one aggregation is keyed in the set's order.
+    for (const n of grouping) {
+      const v = metric.find(n);
+      if (v !== undefined) k += n + '\xff' + v + '\xff';
+    }
   }
   return k;
 }

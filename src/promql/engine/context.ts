@@ -52,7 +52,6 @@ export class QueryContext {
   totalSamples = 0;
   readonly series = new Map<VectorSelector, LoadedSeries[]>();
   readonly stale = new StaleMarkerTest();
-  private readonly keys = new WeakMap<Labels, string>();
 
   constructor(readonly config: QueryContextConfig) {}
 
@@ -71,17 +70,9 @@ export class QueryContext {
     if (this.currentSamples > this.config.maxSamples) throw new TooManySamplesError(ENV);
   }
 
-  /** A string identifying a label set (cached per Labels object). */
+  /** A string identifying a label set (Labels.key: its memoised joined form, nearly always). */
   key(l: Labels): string {
-    let k = this.keys.get(l);
-    if (k === undefined) {
-      k = '';
-      l.forEach((n, v) => {
-        k += n + '\xff' + v + '\xff';
-      });
-      this.keys.set(l, k);
-    }
-    return k;
+    return l.key();
   }
 
   /** The ` (line:col)` Prometheus appends to an annotation about `pos`, or '' without a query. */

@@ -12,9 +12,5 @@ export {
 
 /** A string identifying a label set. */
 export function labelsKey(l: Labels): string {
-  let k = '';
-  l.forEach((n, v) => {
-    k += n + '\xff' + v + '\xff';
-  });
-  return k;
+  return l.key();
 }
