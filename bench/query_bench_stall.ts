@@ -2,6 +2,8 @@
 // remote-write load (N clients, each pushing 1,000-series requests of fresh samples back to
 // back) is measured for a while without any query, then for as long while a heavy range query
 // (≥ 10M samples by its own stats) runs back to back; push latency p50/p99/max per phase. The
+// quiet phase is split around the loaded one (half before, half after), so that what drifts
+// over the run (the head and its heap grow with every push) weighs on both phases alike. The
 // ingester's ring heartbeats are watched through `cortex_member_consul_heartbeats_total` on
 // /metrics, polled every 100 ms: the largest gap between two heartbeats seen and how many gaps
 // exceeded the heartbeat period by more than 1 s. Measurements only: nothing here fails the
@@ -133,7 +135,7 @@ function post(agent: Agent, url: URL, body: Uint8Array): Promise<string | undefi
   });
 }
 
-interface Push {
+export interface Push {
   at: number;
   ms: number;
   error: string | undefined;
@@ -190,27 +192,32 @@ async function pollHeartbeats(base: string, stop: () => boolean, seen: number[])
   }
 }
 
-function phaseOf(
+/** A phase's stretches of time, [from, to) each (performance.now() ms). */
+export type Spans = readonly (readonly [number, number])[];
+
+export function phaseOf(
   pushes: readonly Push[],
   beats: readonly number[],
-  from: number,
-  to: number,
+  spans: Spans,
   periodMs: number,
 ): StallPhase {
-  const mine = pushes.filter((p) => p.at >= from && p.at < to);
+  const inside = (t: number): boolean => spans.some(([from, to]) => t >= from && t < to);
+  const mine = pushes.filter((p) => inside(p.at));
   const ms = mine.map((p) => p.ms);
   const errors = mine.filter((p) => p.error !== undefined);
-  // Gaps ending inside the phase, and the one still open at its end.
-  let prev = beats.filter((t) => t < from).pop() ?? from;
   let maxGap = 0;
   let missed = 0;
   let count = 0;
-  for (const t of beats.filter((b) => b >= from && b < to).concat([to])) {
-    const gap = t - prev;
-    maxGap = Math.max(maxGap, gap);
-    if (gap > periodMs + 1000) missed++;
-    if (t !== to) count++;
-    prev = t;
+  for (const [from, to] of spans) {
+    // Gaps ending inside the stretch, and the one still open at its end.
+    let prev = beats.filter((t) => t < from).pop() ?? from;
+    for (const t of beats.filter((b) => b >= from && b < to).concat([to])) {
+      const gap = t - prev;
+      maxGap = Math.max(maxGap, gap);
+      if (gap > periodMs + 1000) missed++;
+      if (t !== to) count++;
+      prev = t;
+    }
   }
   return {
     requests: mine.length,
@@ -259,9 +266,10 @@ export async function runStall(o: StallOptions): Promise<StallResult> {
   const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
   // Two seconds to create the pushed series and settle, not measured.
   await sleep(2_000);
-  o.progress(`query stall: ${o.seconds}s of pushes without a query`);
+  const half = (o.seconds * 1000) / 2;
+  o.progress(`query stall: ${half / 1000}s of pushes without a query`);
   const quietFrom = performance.now();
-  await sleep(o.seconds * 1000);
+  await sleep(half);
   const loadedFrom = performance.now();
   o.progress(`query stall: ${o.seconds}s of pushes while the heavy query runs back to back`);
   const heavyMs: number[] = [];
@@ -274,6 +282,9 @@ export async function runStall(o: StallOptions): Promise<StallResult> {
     if (r.status !== 200 && firstError === '') firstError = `${r.status} ${r.body}`;
   }
   const loadedTo = performance.now();
+  o.progress(`query stall: ${half / 1000}s of pushes without a query again`);
+  await sleep(half);
+  const quietTo = performance.now();
   stopAll = true;
   await Promise.all([load, poll]);
   return {
@@ -294,7 +305,15 @@ export async function runStall(o: StallOptions): Promise<StallResult> {
       statuses: [...statuses].map(([s, n]) => `${s}×${n}`).join(', '),
       firstError,
     },
-    quiet: phaseOf(pushes, beats, quietFrom, loadedFrom, periodMs),
-    loaded: phaseOf(pushes, beats, loadedFrom, loadedTo, periodMs),
+    quiet: phaseOf(
+      pushes,
+      beats,
+      [
+        [quietFrom, loadedFrom],
+        [loadedTo, quietTo],
+      ],
+      periodMs,
+    ),
+    loaded: phaseOf(pushes, beats, [[loadedFrom, loadedTo]], periodMs),
   };
 }
