@@ -167,13 +167,17 @@ export async function selectSeriesChunks(
   const inOrderMint = Math.max(mint, opts.inOrderMint ?? mint);
   const snapshots = new SharedArena(SNAPSHOT_BLOCK);
   const pause = opts.pause;
+  // Gathered here, then copied out at their exact length: an array grown by push holds room
+  // for 17 chunks, and a heavy select's thousands of them are alive (copied by every
+  // scavenge of the event loop's heap) until the query has packed them.
+  const chunks: RawChunk[] = [];
   for (const ref of refs) {
     // Each series is read whole within one slice; appends between slices are not seen by
     // the series already read, and a truncation meanwhile makes the DB read again.
     if (pause?.due() === true) await pause.yield();
     const series = lookup(ref);
     if (series === undefined) continue;
-    const chunks: RawChunk[] = [];
+    chunks.length = 0;
     if (inOrderMint <= maxt) {
       const completed = series.completed;
       for (let i = 0; i < completed.length; i++) {
@@ -200,7 +204,7 @@ export async function selectSeriesChunks(
         });
       }
     }
-    if (chunks.length > 0) out.push({ labels: series.labels, chunks });
+    if (chunks.length > 0) out.push({ labels: series.labels, chunks: chunks.slice() });
   }
   if (opts.sorted === false) return out;
   if (pause === undefined) Labels.sortBy(out, (s) => s.labels);
