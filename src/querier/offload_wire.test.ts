@@ -84,6 +84,46 @@ describe('the worker wire', () => {
     expect(decodeSeriesSet(sliced.set).map(samples)).toEqual(input.map(samples));
   });
 
+  it('reads a series of several overlapping chunks as the querier does, by every read', async () => {
+    // Two copies of one series (replicas), one cut every 7 samples and one every 11, plus a
+    // chunk of later samples: three lanes, merged keeping each timestamp once.
+    const ts = Array.from({ length: 40 }, (_, i) => 1000 * i);
+    const fs = ts.map((t) => t / 7);
+    const chunks = [
+      ...rawChunksFromSamples(ts, fs, 7),
+      ...rawChunksFromSamples(ts, fs, 11),
+      ...rawChunksFromSamples([50_000, 51_000], [1, 2]),
+    ];
+    const plain = storeSeriesToStorageSeries({ labels: SETS[0] as Labels, chunks }, 3_000, 50_500);
+    const [packed] = decodeSeriesSet((await encodeSeriesSet([plain])).set) as [StorageSeries];
+    const walk = (s: StorageSeries): number[][] => {
+      const it = s.iterator();
+      const out: number[][] = [];
+      while (it.next() !== 0) out.push([it.atT(), it.atF()]);
+      return out;
+    };
+    expect(walk(packed)).toEqual(walk(plain));
+    expect(walk(packed)).toHaveLength(38); // 3 s to 39 s, and 50 s
+    for (const [start, end] of [
+      [-Infinity, Infinity],
+      [10_000, 20_000],
+      [39_500, 60_000],
+    ] as const) {
+      const got = packed.samples!(start, end);
+      const want = plain.samples!(start, end);
+      expect([...got.ts]).toEqual([...want.ts]);
+      expect([...got.fs]).toEqual([...want.fs]);
+      expect([...packed.newest!(start, end).ts]).toEqual([...plain.newest!(start, end).ts]);
+    }
+    // A second walk reads the same (the lanes are worked out once and kept).
+    expect(walk(packed)).toEqual(walk(plain));
+    const enc = packed.encoded!;
+    expect([enc.mint, enc.maxt]).toEqual([3_000, 50_500]);
+    expect(enc.chunks.map((c) => [c.minTime, c.maxTime, [...c.data]])).toEqual(
+      chunks.map((c) => [c.minTime, c.maxTime, [...c.data]]),
+    );
+  });
+
   it('carries results with their label sets', () => {
     const result: QueryResult = {
       value: {
