@@ -113,12 +113,15 @@ function elemKeep(op: BinaryOp, l: number, r: number): boolean {
 /** Builds the join signature of a label set for `matching` (Prometheus's sigf in rangeEval). */
 export function signatureFunction(matching: VectorMatching): (l: Labels) => string {
   if (matching.on) {
+    // Name by name in the set's order (the same for both sides): a label set not split yet
+    // (a select's, on the evaluation thread) is walked, not split.
     const names = new Set(matching.matchingLabels);
     return (l) => {
       let s = '';
-      l.forEach((n, v) => {
-        if (names.has(n)) s += n + '\xff' + v + '\xff';
-      });
+      for (const n of names) {
+        const v = l.find(n);
+        if (v !== undefined) s += n + '\xff' + v + '\xff';
+      }
       return s;
     };
   }

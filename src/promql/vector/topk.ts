@@ -2,9 +2,16 @@
 // the default engine's (Go container/heap with Prometheus's NaN-first orderings, so ties
 // resolve the same way), then each group's heap sorted and emitted in group order. The
 // outputs are input series; a column appears in the output order at its first selection.
-import { compareGoStrings, type Labels } from '../../model/index.js';
+import { compareGoStrings } from '../../model/index.js';
 import { QueryExecutionError } from '../errors.js';
-import { byReverseValue, byValue, formatFloatG, heapFix, heapPush } from '../engine/index.js';
+import {
+  byReverseValue,
+  byValue,
+  formatFloatG,
+  groupingKey,
+  heapFix,
+  heapPush,
+} from '../engine/index.js';
 import type { AggregateExpr } from '../parser/index.js';
 import {
   AppearanceOrder,
@@ -26,15 +33,6 @@ interface Item {
 
 /** One step's selection: per group, the chosen series in output order. */
 type StepSelection = Map<number, Item[]>;
-
-function groupKey(metric: Labels, without: boolean, grouping: ReadonlySet<string>): string {
-  let k = '';
-  metric.forEach((n, v) => {
-    const inGrouping = grouping.has(n);
-    if (without ? n !== '__name__' && !inGrouping : inGrouping) k += n + '\xff' + v + '\xff';
-  });
-  return k;
-}
 
 export class TopKOperator implements VectorOperator {
   private metas: SeriesMeta[] = [];
@@ -74,7 +72,7 @@ export class TopKOperator implements VectorOperator {
     this.slotOf = new Int32Array(inMetas.length);
     const slots = new Map<string, number>();
     inMetas.forEach((m, si) => {
-      const key = groupKey(m.metric, e.without, grouping);
+      const key = groupingKey(m.metric, e.without, grouping);
       let g = index.get(key);
       if (g === undefined) {
         g = index.size;
