@@ -124,15 +124,15 @@ export function encodeElements(value: QueryValue): EncodedElements | undefined {
   if (value.type === 'vector') texts = value.vector.map(encodeSample);
   else if (value.type === 'matrix') texts = value.matrix.map(encodeSeries);
   else return undefined;
-  const utf8 = new TextEncoder();
-  const bytes = utf8.encode(texts.join(','));
+  const bytes = new TextEncoder().encode(texts.join(','));
   const ends = new Uint32Array(texts.length);
   // Byte offsets are the string's offsets unless some text is not ASCII.
   const ascii =
     bytes.length === texts.reduce((n, t) => n + t.length, Math.max(0, texts.length - 1));
   let at = 0;
   texts.forEach((t, i) => {
-    at += (i === 0 ? 0 : 1) + (ascii ? t.length : utf8.encode(t).length);
+    // Measured, not encoded a second time (a lone surrogate counts 3 bytes, as encoded).
+    at += (i === 0 ? 0 : 1) + (ascii ? t.length : Buffer.byteLength(t, 'utf8'));
     ends[i] = at;
   });
   return { bytes, ends };

@@ -31,11 +31,11 @@ export {
   type BodyParts,
   elementsArray,
   encodeElements,
-  joinBodyParts,
   encodeLabels,
   encodeQueryData,
   encodeResult,
   errorBody,
+  joinBodyParts,
   successBody,
 } from './encode.js';
 // The query API's error kinds and parameter helpers, for the query-frontend, which must

@@ -453,7 +453,7 @@ function aggregationK(
       mat.push({ metric: s.metric, ts: [ts], fs: [s.f], dropName: s.dropName === true });
       return;
     }
-    const key = ctx.key(s.metric);
+    const key = s.metric.key();
     let out = kSeries.get(key);
     if (out === undefined) {
       out = { metric: s.metric, ts: [], fs: [], dropName: s.dropName === true };

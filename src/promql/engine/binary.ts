@@ -203,15 +203,14 @@ export function vectorUnless(
  */
 export interface BinopCache {
   readonly resultMetric: Map<Labels, Map<Labels, Labels>>;
-  readonly key: (l: Labels) => string;
   readonly right: (Sample | undefined)[];
   /** Per signature: null once matched one-to-one, else the result label keys seen. */
   readonly matched: (string | Set<string> | null | undefined)[];
   readonly touched: number[];
 }
 
-export function newBinopCache(key: (l: Labels) => string): BinopCache {
-  return { resultMetric: new Map(), key, right: [], matched: [], touched: [] };
+export function newBinopCache(): BinopCache {
+  return { resultMetric: new Map(), right: [], matched: [], touched: [] };
 }
 
 function resultMetric(
@@ -309,7 +308,7 @@ export function vectorBinop(
         matched[sig] = null;
       } else {
         // In many-to-one matching the grouping labels must make every result unique.
-        const insertSig = cache.key(metric);
+        const insertSig = metric.key();
         if (inserted === undefined || inserted === null) {
           matched[sig] = insertSig;
         } else if (typeof inserted === 'string') {

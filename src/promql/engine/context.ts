@@ -70,11 +70,6 @@ export class QueryContext {
     if (this.currentSamples > this.config.maxSamples) throw new TooManySamplesError(ENV);
   }
 
-  /** A string identifying a label set (Labels.key: its memoised joined form, nearly always). */
-  key(l: Labels): string {
-    return l.key();
-  }
-
   /** The ` (line:col)` Prometheus appends to an annotation about `pos`, or '' without a query. */
   positionSuffix(pos: PositionRange): string {
     return this.config.query === '' ? '' : ` (${startPosInput(this.config.query, pos.start)})`;

@@ -317,7 +317,7 @@ export class Evaluator {
         // Most outputs reuse their series' Labels object step after step: look that up first.
         let entry = byObject.get(sample.metric);
         if (entry === undefined) {
-          entry = output.get(ctx.key(sample.metric));
+          entry = output.get(sample.metric.key());
           if (entry !== undefined) byObject.set(sample.metric, entry);
         }
         if (entry !== undefined) {
@@ -330,7 +330,7 @@ export class Evaluator {
             s: { metric: sample.metric, ts: [], fs: [], dropName: sample.dropName === true },
             last: ts,
           };
-          output.set(ctx.key(sample.metric), entry);
+          output.set(sample.metric.key(), entry);
           byObject.set(sample.metric, entry);
           order.push(entry.s);
         }
@@ -370,7 +370,7 @@ export class Evaluator {
         on: false,
         include: [],
       };
-      const cache = newBinopCache((l) => this.ctx.key(l));
+      const cache = newBinopCache();
       return this.rangeEval(
         [e.lhs, e.rhs],
         (v, sigs, enh, numSigs) => {

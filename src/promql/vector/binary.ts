@@ -21,7 +21,6 @@ import {
 import {
   dropMetadataLabels,
   keepLabels,
-  labelsKey,
   matchLabels,
   setLabel,
   signatureFunction,
@@ -89,7 +88,7 @@ class OutputSlots {
       const m = candidates[c] as SeriesMeta;
       let slot: number | undefined;
       if (merge) {
-        const k = labelsKey(m.metric);
+        const k = m.metric.key();
         slot = byKey.get(k);
         if (slot === undefined) byKey.set(k, this.metas.length);
       }
@@ -443,7 +442,7 @@ export class VectorBinaryOperator implements VectorOperator {
           (manyMetas[m] as SeriesMeta).metric,
           (oneMetas[o] as SeriesMeta).metric,
         );
-        const key = labelsKey(metric);
+        const key = metric.key();
         let keyId = keyIds.get(key);
         if (keyId === undefined) {
           keyId = keyIds.size;

@@ -20,7 +20,6 @@ import {
   type StepGrid,
   type VectorOperator,
 } from './batch.js';
-import { labelsKey } from './labels.js';
 import { dropsNamesNow, withNamesDropped, type PlanContext } from './plan_context.js';
 
 /** Functions this operator handles, with scalar values that make the kernel yield a sample. */
@@ -76,7 +75,7 @@ export class GroupingFunctionOperator implements VectorOperator {
       vectors[this.vectorIndex] = [{ metric: m.metric, t: 0, f: 1 }];
       probe.out = [];
       for (const s of this.fn(vectors, [], this.call.args, probe)) {
-        const key = labelsKey(s.metric);
+        const key = s.metric.key();
         if (this.slotByKey.has(key)) continue;
         this.slotByKey.set(key, this.metas.length);
         this.metas.push({ metric: s.metric, dropName: s.dropName === true });
@@ -143,7 +142,7 @@ export class GroupingFunctionOperator implements VectorOperator {
       for (const s of this.fn(vectors, [], this.call.args, enh)) {
         let slot = slotOf.get(s.metric);
         if (slot === undefined) {
-          slot = this.slotByKey.get(labelsKey(s.metric));
+          slot = this.slotByKey.get(s.metric.key());
           if (slot === undefined) {
             throw new PromQLError('internal', `${this.call.func}: unexpected output series`);
           }

@@ -1,7 +1,6 @@
 // Label-set helpers of vector matching and aggregation: the default engine's own (exported
-// from its module so both engines compute labels identically), plus a string key per label set.
-import type { Labels } from '../../model/index.js';
-
+// from its module so both engines compute labels identically). A label set's own key is
+// Labels.key().
 export {
   dropMetadataLabels,
   keepLabels,
@@ -9,8 +8,3 @@ export {
   setLabel,
   signatureFunction,
 } from '../engine/index.js';
-
-/** A string identifying a label set. */
-export function labelsKey(l: Labels): string {
-  return l.key();
-}

@@ -3,7 +3,7 @@
 // querier, the selectors' storage hints, and the batch size.
 import { expandingSeriesError } from '../errors.js';
 import type { SeriesMeta } from './batch.js';
-import { dropMetadataLabels, labelsKey } from './labels.js';
+import { dropMetadataLabels } from './labels.js';
 import { withSignal, type QueryContext, type StaleMarkerTest } from '../engine/index.js';
 import type { TimeModifiers, VectorSelector } from '../parser/index.js';
 import {
@@ -50,7 +50,7 @@ export function withNamesDropped(metas: readonly SeriesMeta[]): SeriesMeta[] {
   const seen = new Set<string>();
   return metas.map((m) => {
     const metric = dropMetadataLabels(m.metric);
-    const key = labelsKey(metric);
+    const key = metric.key();
     if (seen.has(key)) throw new NameCollision();
     seen.add(key);
     return { metric, dropName: m.dropName };

@@ -20,7 +20,6 @@ import {
   type SeriesMeta,
   type VectorOperator,
 } from './batch.js';
-import { labelsKey } from './labels.js';
 
 /** The largest float64 that converts to int64 without overflow, and the smallest. */
 const MAX_INT64 = 9223372036854774784;
@@ -79,10 +78,10 @@ export class TopKOperator implements VectorOperator {
         index.set(key, g);
       }
       this.seriesToGroup[si] = g;
-      let slot = this.merge ? slots.get(labelsKey(m.metric)) : undefined;
+      let slot = this.merge ? slots.get(m.metric.key()) : undefined;
       if (slot === undefined) {
         slot = this.metas.length;
-        if (this.merge) slots.set(labelsKey(m.metric), slot);
+        if (this.merge) slots.set(m.metric.key(), slot);
         this.metas.push({ metric: m.metric, dropName: m.dropName });
       }
       this.slotOf[si] = slot;
